@@ -1,0 +1,3 @@
+"""Scheduling: policies, the event simulator, workloads, metrics, experiments, the command line."""
+
+__all__: list[str] = []

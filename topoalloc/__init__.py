@@ -1,0 +1,39 @@
+"""Allocators: free-processor state and placement on a machine model.
+
+Every allocator is built from a topology and shares one surface::
+
+    alloc = FirstFit(Mesh(32, 32)).allocate((4, 3))   # Allocation | None
+    allocator.release(alloc); allocator.free; allocator.fold((4, 3)) -> (2, 3)
+
+See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
+"""
+
+from .base import Allocation, Allocator
+from .errors import (
+    DoubleReleaseError,
+    ForeignAllocationError,
+    ReleaseError,
+    RequestError,
+    RequestSizeError,
+    RequestTypeError,
+    TopologyError,
+    UnsupportedTopologyError,
+)
+from .flat import FlatPool
+from .hypercube import Buddy, CubeAllocator
+
+__all__ = [
+    "Allocation",
+    "Allocator",
+    "CubeAllocator",
+    "Buddy",
+    "FlatPool",
+    "ReleaseError",
+    "DoubleReleaseError",
+    "ForeignAllocationError",
+    "UnsupportedTopologyError",
+    "RequestError",
+    "RequestSizeError",
+    "RequestTypeError",
+    "TopologyError",
+]

@@ -1,0 +1,32 @@
+"""Exceptions of the allocation layer (request errors come from :mod:`topologies`)."""
+
+from __future__ import annotations
+
+from topologies.errors import RequestError, RequestSizeError, RequestTypeError, TopologyError
+
+__all__ = [
+    "ReleaseError",
+    "DoubleReleaseError",
+    "ForeignAllocationError",
+    "UnsupportedTopologyError",
+    "RequestError",
+    "RequestSizeError",
+    "RequestTypeError",
+    "TopologyError",
+]
+
+
+class ReleaseError(ValueError):
+    """Base class: ``release`` was given something it cannot release."""
+
+
+class DoubleReleaseError(ReleaseError):
+    """The allocation was already released."""
+
+
+class ForeignAllocationError(ReleaseError):
+    """The allocation was made by another allocator (or is not an :class:`Allocation`)."""
+
+
+class UnsupportedTopologyError(TopologyError, TypeError):
+    """The allocator cannot manage this topology (wrong kind, or a size the algorithm excludes)."""

@@ -1,0 +1,60 @@
+"""Topology-independent allocation: any free processors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from topologies import Flat
+
+from .base import Allocation, Allocator
+
+__all__ = ["FlatPool"]
+
+
+class FlatPool(Allocator):
+    """Any ``n`` free processors of a :class:`~topologies.Flat` machine, lowest ids first.
+
+    The allocator of the topology-independent policies (Ismail, seed 000; Downey, seed 001; Nguyen,
+    Vaswani & Zahorjan, seed 003), where a job needs a processor count, not a shape. Requests are
+    counts. A fold halves the count, rounding up (``n -> ceil(n / 2)``); ``1`` does not fold. The
+    placement is the sorted array of granted ids.
+
+    Complexity: O(P) vectorised work per allocate (a ``numpy`` scan of the free mask), O(n) per
+    release.
+
+    >>> from topologies import Flat
+    >>> pool = FlatPool(Flat(8))
+    >>> a = pool.allocate(3); b = pool.allocate(2)
+    >>> a.nodes.tolist(), b.nodes.tolist(), pool.free
+    ([0, 1, 2], [3, 4], 3)
+    >>> pool.release(a); pool.allocate(4).nodes.tolist()
+    [0, 1, 2, 5]
+    """
+
+    topology_types = (Flat,)
+    recognition = "any"
+
+    def __init__(self, topology: Flat) -> None:
+        super().__init__(topology)
+        self._is_free = np.ones(topology.size, dtype=bool)
+
+    def _place(self, n: int):
+        if n > self._free:
+            return None
+        ids = np.flatnonzero(self._is_free)[:n]
+        self._is_free[ids] = False
+        return n, ids, ids, n
+
+    def _unplace(self, allocation: Allocation) -> int:
+        ids = allocation.placement
+        self._is_free[ids] = True
+        return len(ids)
+
+    def free_nodes(self) -> np.ndarray:
+        """Ids of the free processors, ascending."""
+        return np.flatnonzero(self._is_free)
+
+    def fold(self, request: int) -> int | None:
+        """``ceil(n / 2)``, or ``None`` for ``n == 1``."""
+        n = self.validate(request)
+        return (n + 1) // 2 if n > 1 else None

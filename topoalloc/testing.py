@@ -1,0 +1,414 @@
+"""Property-test any allocator: hypothesis strategies, brute-force oracles and a stateful machine.
+
+This module is public API (it needs the ``test`` extra: ``pip install topoalloc[test]``). The
+library's own allocator tests use exactly this machinery; checking a new allocator is a few lines::
+
+    from topologies import Mesh
+    from topoalloc.testing import allocator_machine, meshes
+
+    class MyAllocator(topoalloc.Allocator): ...
+
+    TestMyAllocator = allocator_machine(MyAllocator, meshes(max_side=8), oracle="perfect").TestCase
+
+The machine draws a machine from the given strategy, then runs random ``allocate`` / ``release`` /
+``fold`` sequences (plus bad requests and bad releases) and checks after every step that
+
+* every grant lies inside the machine and grants are pairwise disjoint;
+* a grant's node set is exactly its region: a submesh of the granted width and height, a subcube
+  of the granted dimension, a tree partition, or (flat) the granted number of distinct nodes;
+* ``free`` equals the machine size minus the granted nodes, and the allocator's own idea of its
+  free nodes (``free_nodes()``, when it has one) is exactly the complement of the grants — so a
+  released grant's nodes are free again;
+* ``allocate`` returns ``None`` only when the oracle, a brute-force search of the occupancy before
+  the call, finds no placement the algorithm promises to recognise;
+* ``fold`` returns ``None`` or a valid, strictly smaller request;
+* bad input raises the documented exceptions.
+
+Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
+``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
+call. An oracle may also have a ``check_choice(allocator, free, request, allocation)`` method that
+asserts the chosen placement is right (``BestFit`` uses it).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from topologies import Flat, Hypercube, Mesh, RequestError, Subcube, Submesh
+
+from .base import Allocation, Allocator
+from .errors import DoubleReleaseError, ForeignAllocationError
+
+__all__ = [
+    "meshes",
+    "square_power_of_two_meshes",
+    "hypercubes",
+    "flats",
+    "requests",
+    "bad_requests",
+    "free_mask",
+    "check_region",
+    "perfect_submesh",
+    "buddy_2d",
+    "frame_positions",
+    "perfect_subcube",
+    "buddy_subcube",
+    "any_free",
+    "ORACLES",
+    "oracle_for",
+    "AllocatorMachine",
+    "allocator_machine",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# strategies
+def meshes(min_side: int = 1, max_side: int = 10) -> st.SearchStrategy[Mesh]:
+    """Meshes of any sides in ``[min_side, max_side]`` (not only powers of two)."""
+    side = st.integers(min_side, max_side)
+    return st.builds(Mesh, side, side)
+
+
+def square_power_of_two_meshes(max_exp: int = 4) -> st.SearchStrategy[Mesh]:
+    """Square meshes of side ``2**e``, ``0 <= e <= max_exp`` (what 2D buddy accepts)."""
+    return st.integers(0, max_exp).map(lambda e: Mesh(1 << e, 1 << e))
+
+
+def hypercubes(min_dim: int = 0, max_dim: int = 6) -> st.SearchStrategy[Hypercube]:
+    """Hypercubes of dimension ``min_dim..max_dim``."""
+    return st.integers(min_dim, max_dim).map(Hypercube)
+
+
+def flats(min_size: int = 1, max_size: int = 64) -> st.SearchStrategy[Flat]:
+    """Flat machines of ``min_size..max_size`` processors."""
+    return st.integers(min_size, max_size).map(Flat)
+
+
+def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
+    """Valid requests for ``allocator``'s machine, biased towards small ones.
+
+    An allocator may cap its requests below the machine size with a ``max_request`` attribute
+    (a DHC forest of 320 processors places at most 256).
+    """
+    topo = allocator.topology
+    if isinstance(topo, Mesh):
+        wide = getattr(allocator, "rotate", False)
+        w = st.integers(1, max(topo.width, topo.height) if wide else topo.width)
+        h = st.integers(1, max(topo.width, topo.height) if wide else topo.height)
+
+        def fits(r: tuple[int, int]) -> bool:
+            try:
+                allocator.validate(r)
+                return True
+            except RequestError:
+                return False
+
+        return st.tuples(w, h).filter(fits)
+    if isinstance(topo, Hypercube):
+        return st.integers(0, getattr(allocator, "max_request", topo.dim))
+    cap = getattr(allocator, "max_request", topo.size)
+    return st.one_of(st.integers(1, min(cap, 4)), st.integers(1, cap))
+
+
+def bad_requests(topology: Any) -> st.SearchStrategy[Any]:
+    """Requests every allocator on ``topology`` must reject with a :class:`RequestError`."""
+    junk = st.sampled_from(["4", 2.5, None, True, object()])
+    if isinstance(topology, Mesh):
+        return st.one_of(
+            junk,
+            st.integers(1, 4),
+            st.tuples(st.integers(-3, 0), st.integers(1, 3)),
+            st.tuples(st.integers(1, 3), st.integers(-3, 0)),
+            st.just((topology.width + 1, topology.height + 1)),
+            st.just((1, 2, 3)),
+        )
+    if isinstance(topology, Hypercube):
+        return st.one_of(junk, st.integers(-5, -1), st.just(topology.dim + 1), st.just((1, 1)))
+    return st.one_of(junk, st.integers(-5, 0), st.just(topology.size + 1), st.just((1, 1)))
+
+
+# ---------------------------------------------------------------------------------------------
+# region checks
+def free_mask(allocator: Allocator) -> np.ndarray:
+    """Boolean free mask from the allocator's occupancy view (2D on a mesh)."""
+    return np.asarray(allocator.occupancy) == 0
+
+
+def check_region(allocator: Allocator, allocation: Allocation) -> None:
+    """Assert that ``allocation``'s nodes are exactly the region its placement and granted request
+    describe, inside the machine."""
+    topo = allocator.topology
+    nodes = np.asarray(allocation.nodes)
+    assert nodes.ndim == 1, f"{allocation!r}: nodes must be a 1D array"
+    assert len(nodes) > 0, f"{allocation!r} holds no nodes"
+    assert np.all(np.diff(nodes) > 0), f"{allocation!r}: nodes are not sorted and distinct"
+    assert nodes[0] >= 0 and nodes[-1] < topo.size, f"{allocation!r} leaves the machine"
+    assert len(nodes) == allocator.request_size(allocation.request), (
+        f"{allocation!r}: {len(nodes)} nodes for granted request {allocation.request!r}"
+    )
+    place = allocation.placement
+    if isinstance(topo, Mesh):
+        assert isinstance(place, Submesh), f"{allocation!r}: a mesh placement must be a Submesh"
+        assert place.shape == tuple(allocation.request), f"{allocation!r}: shape differs from grant"
+        assert 0 <= place.x and place.x_end <= topo.width and 0 <= place.y and place.y_end <= topo.height
+        expected = place.node_ids(topo.width)
+    elif isinstance(place, Subcube):
+        assert place.dim == allocation.request, f"{allocation!r}: subcube dimension differs from grant"
+        expected = place.node_ids()
+    elif hasattr(place, "node_ids"):
+        expected = np.asarray(place.node_ids())
+    else:
+        expected = np.asarray(place)
+    assert np.array_equal(np.sort(expected), nodes), f"{allocation!r}: nodes are not its region"
+
+
+# ---------------------------------------------------------------------------------------------
+# oracles
+def _window_free(free: np.ndarray, w: int, h: int) -> np.ndarray:
+    """Boolean array over bases (row y, column x): is the w x h window there entirely free?"""
+    H, W = free.shape
+    if w > W or h > H:
+        return np.zeros((0, 0), dtype=bool)
+    busy = (~free).astype(np.int64)
+    sat = np.zeros((H + 1, W + 1), dtype=np.int64)
+    sat[1:, 1:] = busy.cumsum(0).cumsum(1)
+    win = sat[h:, w:] - sat[:-h, w:] - sat[h:, :-w] + sat[:-h, :-w]
+    return win == 0
+
+
+def perfect_submesh(allocator: Allocator, free: np.ndarray, request: tuple[int, int]) -> bool:
+    """Any free ``w x h`` submesh anywhere (both orientations if the allocator has ``rotate``)."""
+    w, h = request
+    if _window_free(free, w, h).any():
+        return True
+    return bool(getattr(allocator, "rotate", False) and _window_free(free, h, w).any())
+
+
+def buddy_2d(allocator: Allocator, free: np.ndarray, request: tuple[int, int]) -> bool:
+    """A free aligned ``s x s`` block, ``s`` the power of two at or above the longer side."""
+    s = 1 << (max(request) - 1).bit_length()
+    H, W = free.shape
+    if s > min(H, W):
+        return False
+    blocks = free.reshape(H // s, s, W // s, s)
+    return bool(blocks.all(axis=(1, 3)).any())
+
+
+def frame_positions(allocator: Allocator, free: np.ndarray, request: tuple[int, int]) -> bool:
+    """A free ``w x h`` frame at a stride position ``(i w, j h)`` (Chuang & Tzeng's frame sliding)."""
+    w, h = request
+    win = _window_free(free, w, h)
+    return bool(win.size and win[::h, ::w].any())
+
+
+def perfect_subcube(allocator: Allocator, free: np.ndarray, k: int) -> bool:
+    """Any free ``k``-subcube, buddy or not: for every choice of ``k`` free dimensions, group the
+    addresses by their fixed bits and look for a group with no busy node."""
+    n = allocator.topology.dim
+    addr = np.arange(1 << n)
+    busy = ~free
+    for dims in itertools.combinations(range(n), k):
+        mask = sum(1 << d for d in dims)
+        keys = addr & ~mask
+        busy_per_group = np.bincount(keys, weights=busy, minlength=1 << n)
+        present = np.bincount(keys, minlength=1 << n) > 0
+        if np.any(present & (busy_per_group == 0)):
+            return True
+    return False
+
+
+def buddy_subcube(allocator: Allocator, free: np.ndarray, k: int) -> bool:
+    """A free aligned block ``[m 2^k, (m+1) 2^k)``."""
+    return bool(free.reshape(-1, 1 << k).all(axis=1).any())
+
+
+def any_free(allocator: Allocator, free: np.ndarray, n: int) -> bool:
+    """At least ``n`` free processors anywhere."""
+    return int(free.sum()) >= allocator.request_size(n)
+
+
+#: Oracles by ``(recognition, topology class)``; allocators of other packages may add entries.
+ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
+    ("perfect", Mesh): perfect_submesh,
+    ("buddy", Mesh): buddy_2d,
+    ("frame", Mesh): frame_positions,
+    ("perfect", Hypercube): perfect_subcube,
+    ("buddy", Hypercube): buddy_subcube,
+    ("any", Flat): any_free,
+}
+
+
+def oracle_for(allocator: Allocator) -> Callable[..., bool] | None:
+    """The oracle for ``allocator``: its class attribute ``oracle`` if set, otherwise the entry of
+    :data:`ORACLES` for its ``recognition`` and topology, otherwise ``None``."""
+    own = getattr(type(allocator), "oracle", None)
+    if own is not None:
+        return own
+    return ORACLES.get((allocator.recognition, type(allocator.topology)))
+
+
+# ---------------------------------------------------------------------------------------------
+# the state machine
+class AllocatorMachine(RuleBasedStateMachine):
+    """Random allocate / release / fold sequences against one allocator, invariants after each step.
+
+    Subclass it through :func:`allocator_machine`, which fixes the allocator factory, the machine
+    strategy and the oracle.
+    """
+
+    factory: Callable[[Any], Allocator]
+    machines: st.SearchStrategy[Any]
+    oracle: Any = "auto"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.allocator: Allocator | None = None
+        self.live: dict[int, Allocation] = {}
+        self.released: list[Allocation] = []
+
+    @initialize(data=st.data())
+    def build(self, data: st.DataObject) -> None:
+        topo = data.draw(type(self).machines, label="machine")
+        self.allocator = type(self).factory(topo)
+        oracle = type(self).oracle
+        if oracle == "auto":
+            oracle = oracle_for(self.allocator)
+        elif isinstance(oracle, str):
+            oracle = ORACLES[(oracle, type(topo))]
+        self._oracle = oracle
+        self._other = type(self).factory(topo)
+
+    @rule(data=st.data())
+    def allocate(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="request")
+        before = free_mask(a) if self._oracle else None
+        free_before = a.free
+        got = a.allocate(request)
+        if got is None:
+            assert a.free == free_before, "a failed allocate changed the free count"
+            if self._oracle is not None:
+                assert not self._oracle(a, before, request), (
+                    f"allocate({request!r}) returned None but a placement exists:\n{a.occupancy}"
+                )
+            return
+        assert isinstance(got, Allocation)
+        assert got.id not in self.live
+        assert a.free == free_before - len(got.nodes), "free did not drop by the grant's size"
+        check_region(a, got)
+        check = getattr(self._oracle, "check_choice", None)
+        if check is not None:
+            check(a, before, request, got)
+        self.live[got.id] = got
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def release(self, data: st.DataObject) -> None:
+        aid = data.draw(st.sampled_from(sorted(self.live)), label="release")
+        alloc = self.live.pop(aid)
+        self.allocator.release(alloc)
+        self.released.append(alloc)
+        occ = np.asarray(self.allocator.occupancy).ravel()
+        assert np.all(occ[alloc.nodes] == 0), "released nodes are not free"
+
+    @precondition(lambda self: self.released)
+    @rule()
+    def release_twice(self) -> None:
+        try:
+            self.allocator.release(self.released[-1])
+        except DoubleReleaseError:
+            return
+        raise AssertionError("a second release did not raise DoubleReleaseError")
+
+    @rule(data=st.data())
+    def release_foreign(self, data: st.DataObject) -> None:
+        other = self._other
+        alloc = other.allocate(data.draw(requests(other), label="foreign request"))
+        if alloc is None:
+            return
+        try:
+            self.allocator.release(alloc)
+        except ForeignAllocationError:
+            return
+        finally:
+            other.release(alloc)
+        raise AssertionError("releasing another allocator's grant did not raise ForeignAllocationError")
+
+    @rule(data=st.data())
+    def bad_request(self, data: st.DataObject) -> None:
+        bad = data.draw(bad_requests(self.allocator.topology), label="bad request")
+        try:
+            self.allocator.allocate(bad)
+        except RequestError:
+            return
+        raise AssertionError(f"allocate({bad!r}) did not raise a RequestError")
+
+    @rule(data=st.data())
+    def fold(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="fold request")
+        smaller = a.fold(request)
+        if smaller is None:
+            return
+        a.validate(smaller)
+        assert a.request_size(smaller) < a.request_size(request), (
+            f"fold({request!r}) = {smaller!r} is not smaller"
+        )
+
+    @invariant()
+    def consistent(self) -> None:
+        a = self.allocator
+        if a is None:
+            return
+        n = a.size
+        occ = np.asarray(a.occupancy).ravel()
+        assert occ.shape == (n,)
+        expected = np.zeros(n, dtype=np.int64)
+        used = 0
+        for aid, alloc in self.live.items():
+            nodes = alloc.nodes
+            assert np.all(expected[nodes] == 0), f"{alloc!r} overlaps another grant"
+            expected[nodes] = aid
+            used += len(nodes)
+        assert np.array_equal(occ, expected), "occupancy differs from the live grants"
+        assert a.free == n - used, f"free = {a.free}, expected {n - used}"
+        free_nodes = getattr(a, "free_nodes", None)
+        if free_nodes is not None:
+            own = np.sort(np.asarray(free_nodes()))
+            assert np.array_equal(own, np.flatnonzero(expected == 0)), (
+                "the allocator's own free nodes differ from the complement of its grants"
+            )
+
+
+def allocator_machine(
+    factory: Callable[[Any], Allocator],
+    machines: st.SearchStrategy[Any],
+    *,
+    oracle: Any = "auto",
+    max_examples: int = 40,
+    steps: int = 40,
+) -> type[AllocatorMachine]:
+    """A :class:`AllocatorMachine` subclass for ``factory`` (an allocator class or any callable
+    taking a topology) on machines drawn from ``machines``.
+
+    ``oracle`` is ``"auto"`` (:func:`oracle_for`), ``None`` (no recognition check), a key of
+    :data:`ORACLES` such as ``"perfect"``, or an oracle callable. Use ``.TestCase`` of the result
+    as a pytest/unittest test class.
+    """
+    name = getattr(factory, "__name__", "Allocator")
+    cls = type(
+        f"{name}Machine",
+        (AllocatorMachine,),
+        {"factory": staticmethod(factory), "machines": machines, "oracle": oracle},
+    )
+    cls.TestCase.settings = settings(
+        max_examples=max_examples, stateful_step_count=steps, deadline=None
+    )
+    return cls

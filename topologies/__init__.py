@@ -1,0 +1,28 @@
+"""Machine models: geometry only, no state.
+
+``Mesh``, ``Hypercube`` and ``Flat`` number their processors with integer ids, measure hop
+distances, convert to networkx graphs with the same ids, and turn a processor count into the
+request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are the region values
+contiguous allocators hand out.
+"""
+
+from .base import Topology
+from .errors import RequestError, RequestSizeError, RequestTypeError, TopologyError
+from .flat import Flat
+from .hypercube import MAX_CUBE_DIM, Hypercube
+from .mesh import Mesh
+from .regions import Subcube, Submesh
+
+__all__ = [
+    "Topology",
+    "Mesh",
+    "Hypercube",
+    "Flat",
+    "Submesh",
+    "Subcube",
+    "MAX_CUBE_DIM",
+    "TopologyError",
+    "RequestError",
+    "RequestSizeError",
+    "RequestTypeError",
+]

@@ -1,0 +1,63 @@
+"""The small interface every machine model shares."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Protocol, runtime_checkable
+
+import networkx as nx
+
+from .errors import RequestSizeError, RequestTypeError, TopologyError
+
+__all__ = ["Topology", "check_positive_int"]
+
+
+@runtime_checkable
+class Topology(Protocol):
+    """What allocators and policies may ask of a machine model.
+
+    ``size`` is the number of processors; a *request* is the plain value a job asks for on this
+    topology (``(w, h)`` on a mesh, a dimension ``k`` on a cube, a count on a flat machine).
+    """
+
+    @property
+    def size(self) -> int: ...
+
+    def request_for(self, n: int) -> Any: ...
+
+    def validate_request(self, request: Any) -> Any: ...
+
+    def request_size(self, request: Any) -> int: ...
+
+    def distance(self, a: int, b: int) -> int: ...
+
+    def to_networkx(self) -> nx.Graph: ...
+
+
+def check_positive_int(value: Any, name: str, *, allow_zero: bool = False) -> int:
+    """Return ``value`` as an int if it is an integral number > 0 (>= 0 with ``allow_zero``);
+    otherwise raise :class:`TopologyError` naming ``name`` and the bad value."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TopologyError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else ">= 1"
+        raise TopologyError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def request_int(value: Any, what: str) -> int:
+    """An integral request value (not bool), as int, or :class:`RequestTypeError`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise RequestTypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__})")
+    return int(value)
+
+
+def count_request(value: Any, size: int, machine: str) -> int:
+    """Validate a processor-count request against a machine of ``size`` processors."""
+    n = request_int(value, f"a request on {machine} (a processor count)")
+    if n <= 0:
+        raise RequestSizeError(f"a request must ask for at least 1 processor, got {n}")
+    if n > size:
+        raise RequestSizeError(f"request for {n} processors is larger than {machine} ({size} processors)")
+    return n

@@ -1,0 +1,26 @@
+"""Exceptions raised by machine models and, through them, by every allocator.
+
+They live in the bottom layer so that :mod:`topoalloc` and :mod:`scheduling` can raise and catch
+the same classes without importing upward.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TopologyError", "RequestError", "RequestSizeError", "RequestTypeError"]
+
+
+class TopologyError(ValueError):
+    """A machine model was given impossible parameters (``Mesh(0, 4)``, ``Hypercube(30)``) or an
+    allocator was given a topology it cannot manage (``Buddy2D(Mesh(24, 24))``)."""
+
+
+class RequestError(ValueError):
+    """Base class of every bad-request error."""
+
+
+class RequestSizeError(RequestError):
+    """A request asks for no processors, or for more than the machine has."""
+
+
+class RequestTypeError(RequestError, TypeError):
+    """A request is of the wrong kind for the topology (a dimension on a mesh, a tuple on a cube)."""
