@@ -1,0 +1,61 @@
+"""Jobs and the per-job record a simulation produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .speedup import Linear, Speedup
+
+__all__ = ["Job", "JobRecord"]
+
+_LINEAR = Linear()
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One job of a workload.
+
+    ``request`` is the topology request (``(w, h)``, ``k``, or a count), ``runtime`` its run time on
+    that request, ``speedup`` how that changes on fewer (or more) processors, ``estimate`` the
+    user's run-time estimate (backfilling uses it; defaults to ``runtime``), ``size`` the processor
+    count the job asked for before any rounding (traces; defaults to the request's size), and
+    ``attrs`` anything else a policy may use (Downey's ``A`` and ``sigma``, a user id, ...).
+    """
+
+    id: int
+    arrival: float
+    request: Any
+    runtime: float
+    speedup: Speedup = _LINEAR
+    estimate: float | None = None
+    size: int | None = None
+    attrs: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def time_on(self, m: float, n: int) -> float:
+        """Run time on ``m`` processors given the job's reference size ``n``."""
+        return self.speedup.time(self.runtime, n, m)
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """What happened to one job: times, requested (reference) and granted processors, folds, and
+    the number of allocation changes after its start."""
+
+    id: int
+    arrival: float
+    start: float
+    end: float
+    requested: int
+    granted: int
+    folds: int
+    changes: int
+    runtime: float
+
+    @property
+    def wait(self) -> float:
+        return self.start - self.arrival
+
+    @property
+    def turnaround(self) -> float:
+        return self.end - self.arrival

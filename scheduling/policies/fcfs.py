@@ -1,0 +1,66 @@
+"""First come, first served, with a folding rule (RSR-t, limit-k, greedy, average)."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ..actions import Action
+from ..jobs import Job
+from .base import Policy
+from .folding import AverageLimit, FoldingRule, NoFold
+
+__all__ = ["FCFS"]
+
+
+class FCFS(Policy):
+    """One FIFO queue; the head is tried at every arrival and departure and nothing passes it
+    (seed 002 §3.2; seed 000 §2.2.1 "FCFS").
+
+    ``folding`` decides how the head is placed: :class:`~scheduling.policies.folding.NoFold`
+    (plain FCFS), ``RSR(t)``, ``Limit(k)``, ``GreedyLimit()``, ``AverageLimit()``. The policy's
+    name is the rule's (``"RSR-1"``, ``"Limit-5"``, ...). Cost per event: one placement attempt per
+    job started plus one failed attempt for the blocked head.
+
+    >>> from topoalloc import Buddy; from topologies import Hypercube
+    >>> from scheduling.jobs import Job
+    >>> p = FCFS(); p.bind(Buddy(Hypercube(3)))
+    >>> [type(a).__name__ for a in p.on_arrival(Job(0, 0.0, 3, 1.0), 0.0)]
+    ['Start']
+    >>> p.on_arrival(Job(1, 0.0, 0, 1.0), 0.0), len(p.queue)
+    ([], 1)
+    """
+
+    def __init__(self, folding: FoldingRule | None = None) -> None:
+        super().__init__()
+        self.folding = folding if folding is not None else NoFold()
+        self.name = self.folding.name
+        self.queue: deque[Job] = deque()
+        self.running: dict[int, object] = {}
+        self._demand = 0  # processors asked for by the jobs in the system (for AverageLimit)
+
+    def on_arrival(self, job: Job, now: float) -> list[Action]:
+        self.queue.append(job)
+        self._demand += self.reference_size(job)
+        return self._schedule(now)
+
+    def on_finish(self, job: Job, now: float) -> list[Action]:
+        self.allocator.release(self.running.pop(job.id))
+        self._demand -= self.reference_size(job)
+        return self._schedule(now)
+
+    def _schedule(self, now: float) -> list[Action]:
+        actions: list[Action] = []
+        queue = self.queue
+        rule = self.folding
+        average = isinstance(rule, AverageLimit)
+        while queue:
+            head = queue[0]
+            context = self._demand / (len(queue) + len(self.running)) if average else None
+            got = rule.place(self.allocator, head.request, context)
+            if got is None:
+                break
+            queue.popleft()
+            alloc, folds = got
+            self.running[head.id] = alloc
+            actions.append(self.start(head, alloc, folds))
+        return actions

@@ -1,0 +1,88 @@
+"""The result of one simulation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .jobs import JobRecord
+from .metrics import fairness, summarize
+
+__all__ = ["SimulationResult"]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-job records of the kept jobs (a numpy structured array ``table`` with columns ``id``,
+    ``ordinal``, ``arrival``, ``start``, ``end``, ``requested``, ``granted``, ``folds``,
+    ``changes``, ``runtime``, in arrival order) and the time-weighted machine state over
+    ``window``."""
+
+    table: np.ndarray
+    size: int
+    window: tuple[float, float]
+    busy_integral: float
+    effectiveness_integral: float
+    demand_time: float
+    policy: str
+    allocator: str
+    unfinished: int
+    state: dict[str, np.ndarray] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        table = self.__dict__.get("table")
+        if table is not None and name in table.dtype.names:
+            return table[name]
+        raise AttributeError(name)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    @property
+    def duration(self) -> float:
+        return self.window[1] - self.window[0]
+
+    @property
+    def utilization(self) -> float:
+        """Time-averaged fraction of processors held by running jobs over the window."""
+        d = self.duration
+        return self.busy_integral / (self.size * d) if d > 0 else 0.0
+
+    @property
+    def effectiveness(self) -> float:
+        """Time-averaged scheduling effectiveness S_e while there was demand."""
+        return self.effectiveness_integral / self.demand_time if self.demand_time > 0 else 1.0
+
+    @property
+    def turnaround(self) -> np.ndarray:
+        return self.table["end"] - self.table["arrival"]
+
+    @property
+    def wait(self) -> np.ndarray:
+        return self.table["start"] - self.table["arrival"]
+
+    def summary(self, tau: float = 10.0) -> dict:
+        """``mean_turnaround``, ``mean_wait``, ``utilization``, ``effectiveness``,
+        ``mean_folding_factor``, ``fraction_folded``, slowdowns, percentiles and ``jobs``."""
+        return summarize(self.table, utilization=self.utilization, effectiveness=self.effectiveness, tau=tau)
+
+    def fairness(self, bins=None) -> dict:
+        """Mean turnaround by requested size (see :func:`scheduling.metrics.fairness`)."""
+        return fairness(self.table, bins=bins)
+
+    def records(self) -> list[JobRecord]:
+        """The kept jobs as :class:`~scheduling.jobs.JobRecord` values."""
+        t = self.table
+        return [
+            JobRecord(int(r["id"]), float(r["arrival"]), float(r["start"]), float(r["end"]), int(r["requested"]),
+                      int(r["granted"]), int(r["folds"]), int(r["changes"]), float(r["runtime"]))
+            for r in t
+        ]
+
+    def schedule(self) -> list[tuple[int, float, float, int]]:
+        """``(id, start, end, granted)`` per kept job, in arrival order: two runs gave the same
+        schedule iff these are equal."""
+        t = self.table
+        return list(zip(t["id"].tolist(), t["start"].tolist(), t["end"].tolist(), t["granted"].tolist(), strict=True))

@@ -1,0 +1,117 @@
+"""Synthetic workloads: Poisson arrivals at a given load, sizes, service times, speedups."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..jobs import Job
+from .distributions import Exponential, LinearSpeedup
+
+__all__ = ["Synthetic", "arrival_rate", "offered_load", "streams", "STREAMS"]
+
+#: The purposes that get their own random stream, in spawn order (never reorder: it would change
+#: every workload generated so far).
+STREAMS = ("arrivals", "sizes", "runtimes", "speedups", "estimates", "extra")
+
+
+def streams(seed: int) -> dict[str, np.random.Generator]:
+    """One independent ``numpy`` generator per purpose, spawned from ``SeedSequence(seed)``."""
+    children = np.random.SeedSequence(seed).spawn(len(STREAMS))
+    return {name: np.random.default_rng(child) for name, child in zip(STREAMS, children, strict=True)}
+
+
+def arrival_rate(load: float, machine_size: int, mean_size: float, mean_service: float) -> float:
+    """Arrival rate for an offered ``load``.
+
+    Seed 002 §4.1 (Chang & Mohapatra): ``λ = system size / (mean job size × mean service time) ×
+    load``. Seed 000 §1.5 (Ismail) defines the load parameter ``L = λ N T_e / P`` with ``N`` the mean
+    processor request and ``T_e`` the mean execution time: the same relation solved for the load,
+    so both papers' loads are this function's ``load`` (and :func:`offered_load` is Ismail's ``L``).
+
+    >>> arrival_rate(0.5, 256, 32.0, 5.0)
+    0.8
+    """
+    if load <= 0:
+        raise ValueError(f"load must be > 0, got {load}")
+    return machine_size / (mean_size * mean_service) * load
+
+
+def offered_load(rate: float, machine_size: int, mean_size: float, mean_service: float) -> float:
+    """Ismail's ``L = λ N T_e / P`` (seed 000 §1.5)."""
+    return rate * mean_size * mean_service / machine_size
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """An endless stream of jobs with Poisson arrivals.
+
+    ``sizes`` makes requests (e.g. :class:`~scheduling.workloads.MeshSides`), ``service`` run times
+    on the request (e.g. ``Exponential(5)``), ``speedup`` each job's speedup model. Give either
+    ``load`` (with ``machine_size``: the rate comes from :func:`arrival_rate`) or ``rate``.
+
+    Every purpose draws from its own stream (:func:`streams`), in fixed-size chunks, so the jobs
+    depend only on the seed — never on the policy or allocator that consumes them (common random
+    numbers).
+
+    >>> from scheduling.workloads import CubeDims
+    >>> w = Synthetic(CubeDims(7), Exponential(5.0), load=0.5, machine_size=256)
+    >>> jobs = w.take(3, seed=1); [j.id for j in jobs], jobs == w.take(3, seed=1)
+    ([0, 1, 2], True)
+    """
+
+    sizes: Any
+    service: Any = field(default_factory=Exponential)
+    load: float | None = None
+    machine_size: int | None = None
+    rate: float | None = None
+    speedup: Any = field(default_factory=LinearSpeedup)
+    chunk: int = 4096
+
+    def __post_init__(self) -> None:
+        if (self.load is None) == (self.rate is None):
+            raise ValueError("give exactly one of load= (with machine_size=) and rate=")
+        if self.load is not None and not self.machine_size:
+            raise ValueError("load= needs machine_size= (the processors the load refers to)")
+        if self.rate is not None and self.rate <= 0:
+            raise ValueError(f"rate must be > 0, got {self.rate}")
+        if self.load is not None and self.load <= 0:
+            raise ValueError(f"load must be > 0, got {self.load}")
+
+    @property
+    def arrival_rate(self) -> float:
+        if self.rate is not None:
+            return self.rate
+        return arrival_rate(self.load, self.machine_size, self.sizes.mean_size, self.service.mean)
+
+    def jobs(self, seed: int = 0) -> Iterator[Job]:
+        """The job stream for ``seed``."""
+        rng = streams(seed)
+        rate = self.arrival_rate
+        t = 0.0
+        jid = 0
+        size_of = self.sizes.size_of
+        while True:
+            n = self.chunk
+            gaps = rng["arrivals"].exponential(1.0 / rate, n)
+            times = t + np.cumsum(gaps)
+            reqs = self.sizes.sample(rng["sizes"], n)
+            runs = self.service.sample(rng["runtimes"], n).tolist()
+            procs = [size_of(r) for r in reqs]
+            speedups = self.speedup.sample(rng["speedups"], procs)
+            for i, at in enumerate(times.tolist()):
+                yield Job(jid, at, reqs[i], runs[i], speedups[i], None, procs[i])
+                jid += 1
+            t = float(times[-1])
+
+    def take(self, count: int, seed: int = 0) -> list[Job]:
+        """The first ``count`` jobs for ``seed``."""
+        out = []
+        for job in self.jobs(seed):
+            if len(out) == count:
+                break
+            out.append(job)
+        return out
