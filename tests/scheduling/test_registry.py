@@ -1,0 +1,64 @@
+import pytest
+
+from scheduling import policies
+from scheduling.policies import FCFS, RSR, AverageLimit, GreedyLimit, Limit, UnknownPolicyError
+from topoalloc import Buddy, FlatPool
+from topologies import Flat, Hypercube
+
+
+def test_names_parse_with_parameters():
+    assert policies.get("RSR-3").name == "RSR-3"
+    assert policies.get("limit-6").name == "Limit-6"
+    assert policies.get("FCFS").name == "FCFS" and policies.get("Greedy").name == "Greedy"
+    assert isinstance(policies.get("Average").folding, AverageLimit)
+    assert policies.get("RSR-1") is not policies.get("RSR-1")  # fresh objects
+    assert "RSR-<int>" in policies.names()
+
+
+def test_unknown_name_lists_the_known_ones():
+    with pytest.raises(UnknownPolicyError, match="RSR-<int>") as e:
+        policies.get("RSR")
+    assert "unknown policy 'RSR'" in str(e.value)
+    with pytest.raises(UnknownPolicyError, match="Limit"):
+        policies.get("Nope-3")
+    with pytest.raises(ValueError, match="integer"):
+        policies.get("RSR-1.5")
+
+
+def test_rule_parameters_are_validated():
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError):
+            RSR(bad)
+        with pytest.raises(ValueError):
+            Limit(bad)
+
+
+def test_rsr_walks_fold_and_limit_folds_first():
+    b = Buddy(Hypercube(4))
+    b.allocate(3)
+    b.allocate(2)  # 4 free nodes: a 2-cube
+    assert RSR(1).place(b, 4) is None
+    alloc, folds = RSR(2).place(b, 4)
+    assert (alloc.request, folds) == (2, 2)
+    b2 = Buddy(Hypercube(4))
+    alloc, folds = Limit(2).place(b2, 4)  # folded to the limit even on an empty machine
+    assert (alloc.request, folds) == (2, 2)
+    assert Limit(2).place(b2, 1)[1] == 0
+
+
+def test_greedy_and_average_on_a_flat_pool():
+    p = FlatPool(Flat(16))
+    p.allocate(13)
+    alloc, folds = GreedyLimit().place(p, 16)  # 16 -> 8 -> 4 -> 2
+    assert (alloc.request, folds) == (2, 3)
+    p2 = FlatPool(Flat(16))
+    p2.allocate(13)
+    assert AverageLimit().place(p2, 16, context=8.0) is None  # would go below the average 8
+    assert AverageLimit().place(p2, 16, context=2.0)[0].request == 2
+
+
+def test_policy_binds_once():
+    pol = FCFS()
+    pol.bind(FlatPool(Flat(4)))
+    with pytest.raises(RuntimeError, match="already bound"):
+        pol.bind(FlatPool(Flat(4)))
