@@ -21,6 +21,7 @@ from .errors import (
 )
 from .flat import FlatPool
 from .hypercube import Buddy, CubeAllocator
+from .mesh import BestFit, Buddy2D, FirstFit, FrameSliding, MeshAllocator
 
 __all__ = [
     "Allocation",
@@ -28,6 +29,11 @@ __all__ = [
     "CubeAllocator",
     "Buddy",
     "FlatPool",
+    "MeshAllocator",
+    "Buddy2D",
+    "FrameSliding",
+    "FirstFit",
+    "BestFit",
     "ReleaseError",
     "DoubleReleaseError",
     "ForeignAllocationError",

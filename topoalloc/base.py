@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from topologies import Submesh
+
 from .errors import DoubleReleaseError, ForeignAllocationError, UnsupportedTopologyError
 
 __all__ = ["Allocation", "Allocator"]
@@ -144,6 +146,8 @@ class Allocator(ABC):
         if got is None:
             return None
         granted, placement, nodes, count = got
+        if nodes is None and isinstance(placement, Submesh):  # a Submesh needs the mesh width
+            nodes = placement.node_ids(self.topology.width)
         aid = self._next_id
         self._next_id = aid + 1
         alloc = Allocation(self._owner, aid, granted, placement, nodes)

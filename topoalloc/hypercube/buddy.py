@@ -20,7 +20,8 @@ class Buddy(CubeAllocator):
     A ``k``-cube request takes the aligned block ``[m 2^k, (m+1) 2^k - 1]`` with the **least** ``m``
     whose nodes are all free. Free space is kept as maximal free buddy blocks in per-order free
     lists (a set per order for membership, a min-heap per order for the least address, stale heap
-    entries dropped lazily). Every free aligned ``2^k`` block lies in exactly one maximal free block
+    entries dropped lazily and the heap rebuilt when they outnumber the live ones). Every free
+    aligned ``2^k`` block lies in exactly one maximal free block
     of order ``>= k`` and the least such block starts at that block's address, so the least ``m`` is
     the smallest address in the lists of orders ``k..n``.
 
@@ -92,6 +93,9 @@ class Buddy(CubeAllocator):
             if buddy not in s:
                 break
             s.discard(buddy)  # its heap entry becomes stale
+            h = self._heaps[order]
+            if len(h) > 2 * len(s) + 32:  # keep stale entries from piling up in long runs
+                h[:] = sorted(s)
             addr &= ~(1 << order)
             order += 1
         sets[order].add(addr)

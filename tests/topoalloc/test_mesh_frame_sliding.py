@@ -1,0 +1,83 @@
+import pytest
+
+from topoalloc import UnsupportedTopologyError
+from topoalloc.mesh import FirstFit, FrameSliding
+from topoalloc.testing import allocator_machine, frame_positions, meshes
+from topologies import Flat, Mesh, RequestSizeError, RequestTypeError, Submesh
+
+
+class FirstStrideFrame:
+    """frame_positions, plus: the grant is the first free stride frame, y outer, x inner."""
+
+    def __call__(self, allocator, free, request):
+        return frame_positions(allocator, free, request)
+
+    def check_choice(self, allocator, free, request, allocation):
+        w, h = request
+        H, W = free.shape
+        frames = [
+            (x, y) for y in range(0, H - h + 1, h) for x in range(0, W - w + 1, w) if free[y : y + h, x : x + w].all()
+        ]
+        assert frames, f"{allocation!r} granted but no stride frame was free"
+        assert allocation.placement == Submesh(*frames[0], w, h), (allocation, frames[:3])
+
+
+TestFrameSlidingMachine = allocator_machine(FrameSliding, meshes(max_side=10), oracle=FirstStrideFrame()).TestCase
+TestFrameSlidingMachineAutoOracle = allocator_machine(FrameSliding, meshes(max_side=7), max_examples=8).TestCase
+
+
+def test_frames_slide_at_stride_positions_row_major():
+    fs = FrameSliding(Mesh(6, 4))
+    a = fs.allocate((2, 2))
+    b = fs.allocate((2, 1))
+    c = fs.allocate((4, 2))
+    assert a.placement == Submesh(0, 0, 2, 2)
+    assert b.placement == Submesh(2, 0, 2, 1)  # (0, 0) is taken; next frame along x
+    assert c.placement == Submesh(0, 2, 4, 2)  # frame rows at y = 0, 2; (0, 0) overlaps a
+    assert fs.allocate((3, 3)) is None  # the 3x3 frames at (0, 0) and (3, 0) both hold busy nodes
+
+
+def test_misses_a_free_submesh_off_the_stride_grid_that_first_fit_finds():
+    for alloc_cls, expected in [(FrameSliding, None), (FirstFit, Submesh(1, 0, 2, 2))]:
+        a = alloc_cls(Mesh(3, 2))
+        a.allocate((1, 2))  # column 0
+        got = a.allocate((2, 2))
+        assert (got.placement if got else None) == expected, alloc_cls
+
+
+def test_vertical_stride_is_the_height():
+    fs = FrameSliding(Mesh(2, 5))
+    fs.allocate((2, 1))  # row 0
+    # 2x2 frames sit at y = 0 and 2; rows 1-2 are free but y = 1 is not a frame position
+    assert fs.allocate((2, 2)).placement == Submesh(0, 2, 2, 2)
+    assert fs.allocate((2, 2)) is None and fs.free == 4
+
+
+def test_no_rotation():
+    fs = FrameSliding(Mesh(2, 4))
+    with pytest.raises(RequestSizeError):
+        fs.allocate((4, 2))
+
+
+def test_fold_halves_the_longer_side():
+    fs = FrameSliding(Mesh(32, 32))
+    assert fs.fold((5, 3)) == (3, 3)
+    assert fs.fold((3, 5)) == (3, 3)
+    assert fs.fold((4, 4)) == (2, 4)  # tie: the width
+    assert fs.fold((2, 1)) == (1, 1)
+    assert fs.fold((1, 2)) == (1, 1)
+    assert fs.fold((1, 1)) is None
+
+
+def test_bad_requests_and_topologies():
+    fs = FrameSliding(Mesh(3, 2))
+    with pytest.raises(RequestSizeError):
+        fs.allocate((1, 3))
+    with pytest.raises(RequestSizeError):
+        fs.allocate((-1, 1))
+    with pytest.raises(RequestTypeError):
+        fs.allocate("2x2")
+    with pytest.raises(RequestTypeError):
+        fs.allocate((1, 2, 3))
+    with pytest.raises(UnsupportedTopologyError):
+        FrameSliding(Flat(8))

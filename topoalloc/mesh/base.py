@@ -1,0 +1,98 @@
+"""What the mesh allocators share: the topology check, the busy array, the one-direction fold."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from topologies import Mesh, Submesh
+
+from ..base import Allocation, Allocator
+
+__all__ = ["MeshAllocator"]
+
+
+class MeshAllocator(Allocator):
+    """Base of the submesh allocators of a 2D :class:`~topologies.Mesh`.
+
+    Requests are ``(w, h)`` tuples (width along x, height along y), validated by
+    :meth:`Mesh.validate_request <topologies.Mesh.validate_request>` (with ``rotate=self.rotate``
+    for allocators that may turn a request by 90 degrees). Placements are
+    :class:`~topologies.Submesh` values; node ``(x, y)`` has id ``y * width + x``.
+
+    State: ``busy``, a boolean ``(height, width)`` array (row = y) that is the allocator's own record
+    of taken nodes; :meth:`free_nodes` reads it. :attr:`occupancy` is the base class's id-per-node
+    view reshaped to ``(height, width)``.
+
+    Folding (Chang & Mohapatra, seed 002 §4.1: "every size reduction results in folding the job in
+    the direction which it has longer side length"): the longer side is halved, rounding up, so
+    ``(w, h) -> (ceil(w / 2), h)`` when ``w > h`` and ``(w, ceil(h / 2))`` when ``w < h``. The paper
+    does not say what a square does; here a tie ``w == h`` halves the **width**. ``(1, 1)`` does
+    not fold. A fold is O(1).
+
+    >>> from topologies import Mesh
+    >>> from topoalloc.mesh import FirstFit
+    >>> ff = FirstFit(Mesh(8, 4))
+    >>> ff.fold((5, 3)), ff.fold((3, 4)), ff.fold((4, 4)), ff.fold((1, 1))
+    ((3, 3), (3, 2), (2, 4), None)
+    >>> a = ff.allocate((3, 2)); ff.occupancy.shape, ff.free_nodes()[:4].tolist()
+    ((4, 8), [3, 4, 5, 6])
+    """
+
+    topology_types = (Mesh,)
+    #: Whether a request may be turned by 90 degrees (allocators that support it set it per instance).
+    rotate: bool = False
+
+    def __init__(self, topology: Mesh) -> None:
+        super().__init__(topology)
+        self.width: int = topology.width
+        self.height: int = topology.height
+        self.busy: np.ndarray = self._new_busy()
+        # node ids laid out like the busy array: a grant's ids are one slice of it (the same ids,
+        # in the same order, as Submesh.node_ids, without building them per call)
+        self._ids = np.arange(self.width * self.height, dtype=np.int64).reshape(self.height, self.width)
+
+    def _new_busy(self) -> np.ndarray:
+        """The busy array, all free. Subclasses may return a view into a padded store."""
+        return np.zeros((self.height, self.width), dtype=bool)
+
+    # -- the public surface -------------------------------------------------------------------
+    def validate(self, request: tuple[int, int]) -> tuple[int, int]:
+        """``request`` as a ``(w, h)`` tuple, or a :class:`~topologies.RequestError` (a request that
+        fits only turned is accepted when ``rotate`` is set)."""
+        if type(request) is tuple and len(request) == 2:  # fast path: an already canonical request
+            w, h = request
+            if type(w) is int and type(h) is int and w > 0 and h > 0:
+                if (w <= self.width and h <= self.height) or (self.rotate and h <= self.width and w <= self.height):
+                    return request
+        return self.topology.validate_request(request, rotate=self.rotate)
+
+    @property
+    def occupancy(self) -> np.ndarray:
+        """A fresh ``(height, width)`` array of allocation ids (0 = free), row = y."""
+        return super().occupancy.reshape(self.height, self.width)
+
+    def fold(self, request: tuple[int, int]) -> tuple[int, int] | None:
+        """Halve the longer side, rounding up (a tie halves the width); ``None`` for ``(1, 1)``."""
+        w, h = self.validate(request)
+        if w >= h:
+            return ((w + 1) // 2, h) if w > 1 else None
+        return (w, (h + 1) // 2)
+
+    def free_nodes(self) -> np.ndarray:
+        """Ids of the nodes the busy array marks free, ascending."""
+        return np.flatnonzero(~self.busy)
+
+    def __repr__(self) -> str:
+        turn = ", rotate=True" if self.rotate else ""
+        return f"{type(self).__name__}({self.topology!r}{turn})"
+
+    # -- for subclasses -----------------------------------------------------------------------
+    def _grant(self, x: int, y: int, w: int, h: int) -> tuple[tuple[int, int], Submesh, np.ndarray, int]:
+        """Mark the ``w x h`` submesh based at ``(x, y)`` busy; the tuple :meth:`_place` returns."""
+        self.busy[y : y + h, x : x + w] = True
+        return (w, h), Submesh(x, y, w, h), self._ids[y : y + h, x : x + w].ravel(), w * h
+
+    def _unplace(self, allocation: Allocation) -> int:
+        p = allocation.placement
+        self.busy[p.y : p.y + p.height, p.x : p.x + p.width] = False
+        return p.width * p.height
