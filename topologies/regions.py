@@ -93,6 +93,14 @@ class Subcube:
                 f"Subcube base {self.base:#b} has bits inside its free-dimension mask {self.mask:#b}"
             )
 
+    @classmethod
+    def _unchecked(cls, base: int, mask: int) -> Subcube:
+        """Build without validation (allocators' hot paths, where base & mask == 0 holds)."""
+        obj = object.__new__(cls)
+        _set_base(obj, base)
+        _set_mask(obj, mask)
+        return obj
+
     @property
     def dim(self) -> int:
         """Dimension k of the subcube (number of free dimensions)."""
@@ -153,3 +161,7 @@ class Subcube:
             elif ch != "0":
                 raise ValueError(f"subcube pattern {pattern!r} may hold only '0', '1' and '*', got {ch!r}")
         return cls(base, mask)
+
+
+_set_base = Subcube.base.__set__  # slot descriptors: bypass the frozen __setattr__ in _unchecked
+_set_mask = Subcube.mask.__set__

@@ -22,6 +22,12 @@ class CubeAllocator(Allocator):
         super().__init__(topology)
         self.dim: int = topology.dim
 
+    def validate(self, request: int) -> int:
+        """The dimension ``k`` as an int, or raise (fast path for a plain in-range int)."""
+        if type(request) is int and 0 <= request <= self.dim:
+            return request
+        return self.topology.validate_request(request)
+
     def fold(self, request: int) -> int | None:
         """``k - 1``, or ``None`` for ``k == 0``."""
         k = self.validate(request)

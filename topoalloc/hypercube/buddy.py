@@ -13,6 +13,8 @@ from .base import CubeAllocator
 
 __all__ = ["Buddy"]
 
+_subcube = Subcube._unchecked
+
 
 class Buddy(CubeAllocator):
     """Buddy subcube allocation (Chang & Mohapatra, seed 002 §2.1.2; Knowlton's buddy system).
@@ -46,6 +48,7 @@ class Buddy(CubeAllocator):
         n = self.dim
         self._sets: list[set[int]] = [set() for _ in range(n + 1)]
         self._heaps: list[list[int]] = [[] for _ in range(n + 1)]
+        self._orders_from = [tuple(range(k, n + 1)) for k in range(n + 1)]
         self._sets[n].add(0)
         self._heaps[n].append(0)
 
@@ -55,17 +58,16 @@ class Buddy(CubeAllocator):
         best_order = -1
         sets = self._sets
         heaps = self._heaps
-        for j in range(k, self.dim + 1):
+        for j in self._orders_from[k]:
             s = sets[j]
-            if not s:
-                continue
-            h = heaps[j]
-            top = h[0]
-            while top not in s:  # lazily drop stale entries
-                heapq.heappop(h)
+            if s:
+                h = heaps[j]
                 top = h[0]
-            if best_addr < 0 or top < best_addr:
-                best_addr, best_order = top, j
+                while top not in s:  # lazily drop stale entries
+                    heapq.heappop(h)
+                    top = h[0]
+                if best_addr < 0 or top < best_addr:
+                    best_addr, best_order = top, j
         return None if best_addr < 0 else (best_addr, best_order)
 
     def _place(self, k: int):
@@ -73,13 +75,16 @@ class Buddy(CubeAllocator):
         if found is None:
             return None
         addr, j = found
-        self._sets[j].discard(addr)
+        sets = self._sets
+        sets[j].discard(addr)
         # split: keep [addr, addr + 2^k), free the upper halves at orders k .. j-1
+        heaps = self._heaps
+        push = heapq.heappush
         for order in range(k, j):
             buddy = addr + (1 << order)
-            self._sets[order].add(buddy)
-            heapq.heappush(self._heaps[order], buddy)
-        return k, Subcube(addr, (1 << k) - 1), None, 1 << k
+            sets[order].add(buddy)
+            push(heaps[order], buddy)
+        return k, _subcube(addr, (1 << k) - 1), None, 1 << k
 
     def _unplace(self, allocation: Allocation) -> int:
         cube = allocation.placement
