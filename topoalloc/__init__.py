@@ -9,6 +9,7 @@ See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks 
 """
 
 from .base import Allocation, Allocator
+from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
     DoubleReleaseError,
     ForeignAllocationError,
@@ -20,7 +21,7 @@ from .errors import (
     UnsupportedTopologyError,
 )
 from .flat import FlatPool
-from .hypercube import Buddy, CubeAllocator
+from .hypercube import Buddy, CubeAllocator, FreeList, GrayCode
 from .mesh import BestFit, Buddy2D, FirstFit, FrameSliding, MeshAllocator
 
 __all__ = [
@@ -28,7 +29,12 @@ __all__ = [
     "Allocator",
     "CubeAllocator",
     "Buddy",
+    "GrayCode",
+    "FreeList",
     "FlatPool",
+    "DHCTree",
+    "TreeNode",
+    "TreeWeights",
     "MeshAllocator",
     "Buddy2D",
     "FrameSliding",

@@ -61,6 +61,8 @@ __all__ = [
     "perfect_subcube",
     "buddy_subcube",
     "any_free",
+    "gray_code_blocks",
+    "tree_partitions",
     "ORACLES",
     "oracle_for",
     "AllocatorMachine",
@@ -234,6 +236,110 @@ def any_free(allocator: Allocator, free: np.ndarray, n: int) -> bool:
     return int(free.sum()) >= allocator.request_size(n)
 
 
+# ---- Gray-code and DHC-tree oracles (GrayCode, DHCTree) -------------------------------------
+def _gray_blocks(order: np.ndarray, free: np.ndarray, k: int) -> list[np.ndarray]:
+    """The node ids of every free Gray-code block for a ``k``-cube in one code, in block order."""
+    size = len(order)
+    starts = range(size) if k == 0 else range(0, size, 1 << (k - 1))
+    out = []
+    for s in starts:
+        nodes = order[[(s + j) % size for j in range(1 << k)]]
+        if free[nodes].all():
+            out.append(nodes)
+    return out
+
+
+def gray_code_blocks(allocator: Allocator, free: np.ndarray, k: int) -> bool:
+    """A free Gray-code block in some code the allocator uses: ``2^k`` cyclically consecutive
+    positions of a code (``allocator.orders``, node ids in code order) starting at a multiple of
+    ``2^(k-1)`` (any position for ``k == 0``). ``check_choice`` asserts the first free block of the
+    first code that has one was taken (Chen & Shin's GC strategy)."""
+    size = 1 << allocator.topology.dim
+    for order in allocator.orders:
+        order = np.asarray(order)
+        assert sorted(order.tolist()) == list(range(size)), "a Gray code must list every node once"
+        if _gray_blocks(order, free, k):
+            return True
+    return False
+
+
+def _gray_check_choice(allocator: Allocator, free: np.ndarray, k: int, allocation: Allocation) -> None:
+    for order in allocator.orders:
+        blocks = _gray_blocks(np.asarray(order), free, k)
+        if blocks:
+            expected = np.sort(blocks[0])
+            assert np.array_equal(expected, allocation.nodes), (
+                f"{allocation!r}: expected the first free Gray block {expected.tolist()}"
+            )
+            return
+    raise AssertionError(f"{allocation!r} granted, but no free Gray block existed")
+
+
+gray_code_blocks.check_choice = _gray_check_choice  # type: ignore[attr-defined]
+
+
+def _forest(size: int) -> list[tuple[int, int]]:
+    """(offset, size) of each power-of-two tree of a ``size``-processor DHC forest, largest first."""
+    out, offset = [], 0
+    for b in range(size.bit_length() - 1, -1, -1):
+        if size >> b & 1:
+            out.append((offset, 1 << b))
+            offset += 1 << b
+    return out
+
+
+def _free_partitions(free: np.ndarray, p: int) -> list[int]:
+    """Start ids of every fully free aligned partition of size ``2^ceil(log2 p)``, in forest order."""
+    s = 1 << (p - 1).bit_length()
+    starts = []
+    for offset, size in _forest(len(free)):
+        if size >= s:
+            ok = free[offset : offset + size].reshape(-1, s).all(axis=1)
+            starts.extend((offset + np.flatnonzero(ok) * s).tolist())
+    return starts
+
+
+def tree_partitions(allocator: Allocator, free: np.ndarray, p: int) -> bool:
+    """A fully free aligned partition of ``2^ceil(log2 p)`` processors in some tree of the DHC
+    forest (the binary expansion of the machine size, largest tree first). ``check_choice``
+    asserts the leftmost one was taken under ``assignment == "first_fit"`` and, under ``"weight"``
+    (with private weights), the one the lightest-branch descent of seed 004 §3 reaches, with
+    weights recomputed from the live grants."""
+    return bool(_free_partitions(free, p))
+
+
+def _tree_check_choice(allocator: Allocator, free: np.ndarray, p: int, allocation: Allocation) -> None:
+    start = int(allocation.nodes[0])
+    rule = getattr(allocator, "assignment", None)
+    if rule == "first_fit":
+        expected = _free_partitions(free, p)[0]
+    elif rule == "weight" and not getattr(allocator, "shared_weights", False):
+        s = 1 << (p - 1).bit_length()
+        others = [int(a.nodes[0]) for a in allocator.allocations if a != allocation]
+        free_starts = set(_free_partitions(free, p))
+
+        def weight(lo: int, n: int) -> int:
+            return sum(lo <= x < lo + n for x in others)
+
+        def has_free(lo: int, n: int) -> bool:
+            return any(lo <= x < lo + n for x in free_starts)
+
+        trees = [(o, n) for o, n in _forest(len(free)) if n >= s and has_free(o, n)]
+        lo, n = min(trees, key=lambda t: (weight(*t), t[0]))
+        while n > s:
+            half = n // 2
+            kids = [(c, half) for c in (lo, lo + half) if has_free(c, half)]
+            lo, n = min(kids, key=lambda t: (weight(*t), t[0]))
+        expected = lo
+    else:
+        return
+    assert start == expected, f"{allocation!r}: expected the partition starting at {expected}"
+
+
+tree_partitions.check_choice = _tree_check_choice  # type: ignore[attr-defined]
+# ---- end of Gray-code and DHC-tree oracles ---------------------------------------------------
+
+
 #: Oracles by ``(recognition, topology class)``; allocators of other packages may add entries.
 ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
     ("perfect", Mesh): perfect_submesh,
@@ -242,6 +348,8 @@ ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
     ("perfect", Hypercube): perfect_subcube,
     ("buddy", Hypercube): buddy_subcube,
     ("any", Flat): any_free,
+    ("gray", Hypercube): gray_code_blocks,
+    ("tree", Flat): tree_partitions,
 }
 
 
