@@ -75,6 +75,38 @@ CASES: list[Case] = [
 ]
 
 
+
+def _downey_workload(load: float) -> Any:
+    from scheduling.workloads import Downey
+
+    return Downey(N=64, load=load, days=None)  # seed 001: day/night phases, chained days (endless)
+
+
+def _flatpool64() -> Any:
+    from topoalloc import FlatPool
+
+    return FlatPool(Flat(64))
+
+
+CASES += [
+    Case("FlatPool 64 / Downey SEV", _flatpool64, "SEV", _downey_workload, (0.75,)),
+    Case("FlatPool 64 / Downey ASP", _flatpool64, "ASP", _downey_workload, (0.75,)),
+]
+
+
+def _ismail_dynamic_workload(load: float) -> Any:
+    from scheduling.workloads import ismail_dynamic
+
+    return ismail_dynamic("uniform", load=load, speedup="misp", machine_size=64)  # seed 000 §4.4.1
+
+
+# dynamic space sharing (seed 000 ch. 4, seed 003): only the jobs whose processor count changes are resized
+CASES += [
+    Case(f"FlatPool 64 / {p}", _flatpool64, p, _ismail_dynamic_workload, (0.5, 0.9))
+    for p in ("DEQP", "DPROP", "DFCFS", "DSMJF", "DPROP-SM/2", "DPROP-SH/4", "EQUI", "EQUAL-EFF", "OPT-EFF")
+]
+
+
 def run_case(case: Case, load: float, jobs: int, warmup: int) -> tuple[float, dict]:
     alloc = case.allocator()
     work = case.workload(load)

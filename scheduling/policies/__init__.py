@@ -5,9 +5,15 @@
 ('RSR-2', 'Limit-5')
 """
 
+from .backfilling import EASY, Conservative  # registers EASY and Conservative backfilling (seed 004 §2.2)
 from .base import Policy
+from .downey import ASP, DowneyStrategy  # registers Downey's strategies (seed 001)
+from .efficiency import APEQUI, EQUALEFF, EQUI, OPTEFF, STEQUALEFF, STEQUI  # seed 003
 from .fcfs import FCFS
 from .folding import RSR, AverageLimit, FoldingRule, GreedyLimit, Limit, NoFold
+from .gang import Gang  # registers DHC gang scheduling (seed 004 §2.3-2.6)
+from .ismail_dynamic import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, DynamicPolicy  # seed 000 ch. 4
+from .ismail_static import EPFP, AdaptiveFolding, FirstFitQueue, UnlimitedFolding  # registers seed 000 static
 from .registry import UnknownPolicyError, describe, get, names, register
 
 register("FCFS", lambda: FCFS(), help="first come first served, no folding (seed 002, seed 000 §2.2.1)")
@@ -30,4 +36,26 @@ __all__ = [
     "names",
     "describe",
     "UnknownPolicyError",
+    "FirstFitQueue",
+    "UnlimitedFolding",
+    "EPFP",
+    "AdaptiveFolding",
+    "DowneyStrategy",
+    "ASP",
+    "DynamicPolicy",
+    "DEQP",
+    "DPROP",
+    "DPROPSM",
+    "DPROPSH",
+    "DFCFS",
+    "DSMJF",
+    "EQUI",
+    "APEQUI",
+    "STEQUI",
+    "EQUALEFF",
+    "STEQUALEFF",
+    "OPTEFF",
+    "EASY",
+    "Conservative",
+    "Gang",
 ]

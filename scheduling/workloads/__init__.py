@@ -1,4 +1,4 @@
-"""Workloads: synthetic job streams and their distributions."""
+"""Workloads: synthetic job streams and their distributions; SWF traces (:mod:`.swf`)."""
 
 from .distributions import (
     MISP,
@@ -16,9 +16,31 @@ from .distributions import (
     Uniform,
     UniformCount,
 )
+from .downey import Downey
+from .ismail_dynamic import ISMAIL_DYNAMIC_EXECUTION, Labelled, ismail_dynamic
+from .swf import (
+    SkippedLine,
+    SWFError,
+    SWFHeader,
+    SWFRecord,
+    SWFReport,
+    SWFTrace,
+    SWFWarning,
+    TraceNotFoundError,
+    load_swf,
+    read_swf,
+    trace_path,
+    traces_dir,
+    write_records,
+    write_swf,
+)
 from .synthetic import STREAMS, Synthetic, arrival_rate, offered_load, streams
 
 __all__ = [
+    "Downey",
+    "ismail_dynamic",
+    "Labelled",
+    "ISMAIL_DYNAMIC_EXECUTION",
     "Synthetic",
     "arrival_rate",
     "offered_load",
@@ -38,4 +60,18 @@ __all__ = [
     "TruncatedExponential",
     "LinearSpeedup",
     "MISP",
+    "SWFRecord",
+    "SWFHeader",
+    "SWFReport",
+    "SWFTrace",
+    "SkippedLine",
+    "SWFError",
+    "SWFWarning",
+    "TraceNotFoundError",
+    "read_swf",
+    "load_swf",
+    "write_swf",
+    "write_records",
+    "trace_path",
+    "traces_dir",
 ]

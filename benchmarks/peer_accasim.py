@@ -1,0 +1,172 @@
+"""topoalloc against a peer: AccaSim (Galleguillos et al., "AccaSim: a customizable workload
+management simulator for job dispatching research in HPC systems", Cluster Computing 2020).
+
+Runs the ``lublin_256`` trace (from ``$TOPOALLOC_TRACES``, default ``../shared/traces``) on a flat
+256-processor machine with FIFO and with EASY backfilling in both simulators, checks that the FIFO
+schedules are identical job for job (start and end of every job), and prints the wall-time ratio.
+
+AccaSim is a benchmark-only dependency (``pip install topoalloc[peer]`` or ``pip install accasim``).
+Its last release (1.1.3) still does ``from collections import Mapping``, which Python 3.10 removed;
+this script adds that alias (``collections.Mapping = collections.abc.Mapping``) before importing
+it and changes nothing else. Both simulators read the same SWF file, written to a temporary
+directory with the requested time (field 9) set to the run time where it is unknown, which is what
+:func:`~scheduling.workloads.load_swf` uses as the estimate (AccaSim would otherwise take ``-1``).
+The machine is 256 AccaSim nodes of one core each (a job of ``n`` processors asks for ``n`` nodes).
+The AccaSim run includes its own SWF parsing and writing of its schedule file (its normal mode);
+topoalloc's includes reading the SWF file. The best wall time is kept: of ``--repeat`` runs for
+AccaSim, of at least five for topoalloc (a run takes well under a second; the best of several
+filters out noise from other processes).
+
+Notes on EASY: the two EASY schedules are not compared. AccaSim's ``EASYBackfilling`` computes the
+blocked job's reservation once, then backfills with ``reserved_nodes=[]``, so a backfilled job is
+never kept off the nodes the head needs and can delay the head; topoalloc's ``EASY`` never does.
+
+Usage::
+
+    python benchmarks/peer_accasim.py [--jobs N] [--repeat R] [--skip-easy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import collections.abc
+import gzip
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scheduling import simulate
+from scheduling.workloads import load_swf, trace_path
+from topoalloc import FlatPool
+from topologies import Flat
+
+P = 256
+
+
+def prepare(workdir: Path, jobs: int | None) -> Path:
+    """The trace as plain SWF for both simulators, with estimates filled in."""
+    src = trace_path("lublin_256")
+    out = workdir / "lublin_256.swf"
+    n = 0
+    with gzip.open(src, "rt") if src.name.endswith(".gz") else open(src) as fh, open(out, "w") as dst:
+        for line in fh:
+            if line.lstrip().startswith(";") or not line.strip():
+                dst.write(line)
+                continue
+            if jobs is not None and n >= jobs:
+                break
+            parts = line.split()
+            if parts[8] == "-1":
+                parts[8] = parts[3]
+            dst.write(" ".join(parts) + "\n")
+            n += 1
+    return out
+
+
+def run_topoalloc(path: Path, policy: str) -> tuple[float, dict[int, tuple[float, float]]]:
+    t0 = time.perf_counter()
+    trace = load_swf(path, machine_size=P)
+    result = simulate(FlatPool(Flat(P)), policy, trace, jobs=None)
+    wall = time.perf_counter() - t0
+    sched = {i: (s, e) for i, s, e, _ in result.schedule()}
+    return wall, sched
+
+
+def _import_accasim():
+    if not hasattr(collections, "Mapping"):
+        collections.Mapping = collections.abc.Mapping  # AccaSim 1.1.3 on Python >= 3.10
+    from accasim.base.allocator_class import FirstFit
+    from accasim.base.scheduler_class import EASYBackfilling, FirstInFirstOut
+    from accasim.base.simulator_class import Simulator
+
+    return Simulator, FirstInFirstOut, EASYBackfilling, FirstFit
+
+
+def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[float, dict[int, tuple[float, float]]]:
+    Simulator, FirstInFirstOut, EASYBackfilling, FirstFit = _import_accasim()
+    config = workdir / "system.config"
+    config.write_text(json.dumps({"groups": {"g": {"core": 1}}, "resources": {"g": P}}))
+    results = workdir / f"accasim-{policy}"
+    dispatcher = FirstInFirstOut(FirstFit()) if policy == "FCFS" else EASYBackfilling(FirstFit())
+    schedule_format = {
+        "format": "{job_id};{queue_time};{start_time};{end_time}",
+        "attributes": {
+            "job_id": ("id", "str"),
+            "queue_time": ("queued_time", "int"),
+            "start_time": ("start_time", "int"),
+            "end_time": ("end_time", "int"),
+        },
+    }
+    logging.getLogger("accasim").setLevel(logging.WARNING)
+    cwd = os.getcwd()
+    os.chdir(workdir)  # AccaSim writes its results folder relative to the current directory
+    try:
+        t0 = time.perf_counter()
+        sim = Simulator(str(path), str(config), dispatcher, RESULTS_FOLDER_NAME=str(results),
+                        SCHEDULE_OUTPUT=schedule_format, show_statistics=False, statistics_output=False)
+        files = sim.start_simulation()
+        wall = time.perf_counter() - t0
+    finally:
+        os.chdir(cwd)
+    sched: dict[int, tuple[float, float]] = {}
+    with open(os.path.join(workdir, files["sched-"])) as fh:
+        for line in fh:
+            jid, _, start, end = line.strip().split(";")[:4]
+            sched[int(jid)] = (float(start), float(end))
+    return wall, sched
+
+
+def compare(ours: dict[int, tuple[float, float]], theirs: dict[int, tuple[float, float]]) -> list[int]:
+    """Ids whose (start, end) differ, plus ids missing on one side."""
+    ids = set(ours) | set(theirs)
+    return sorted(i for i in ids if ours.get(i) != theirs.get(i))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=None, help="only the first N jobs of the trace")
+    ap.add_argument("--repeat", type=int, default=1, help="timing repetitions (best kept)")
+    ap.add_argument("--skip-easy", action="store_true", help="FIFO only")
+    args = ap.parse_args(argv)
+    try:
+        _import_accasim()
+    except ImportError as exc:
+        print(f"AccaSim is not importable ({exc}); install it with: pip install accasim", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING)
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        path = prepare(workdir, args.jobs)
+        rows = []
+        for policy, theirs_name in [("FCFS", "FIFO"), ("EASY", "EASY")][: 1 if args.skip_easy else 2]:
+            ours_t, theirs_t = [], []
+            for _ in range(max(args.repeat, 5)):  # cheap: always at least 5 timings
+                t, ours = run_topoalloc(path, policy)
+                ours_t.append(t)
+            for _ in range(args.repeat):
+                t, theirs = run_accasim(path, policy, workdir)
+                theirs_t.append(t)
+            diff = compare(ours, theirs)
+            if policy == "FCFS":
+                verdict = "identical" if not diff else f"{len(diff)} jobs differ (first: {diff[:5]})"
+                if diff:
+                    status = 1
+            else:
+                verdict = f"not compared ({len(diff)} of {len(ours)} jobs differ)"
+            rows.append((theirs_name, len(ours), min(ours_t), min(theirs_t), verdict))
+        print(f"lublin_256, {P} processors, FlatPool vs AccaSim FirstFit; best wall time of "
+              f"{max(args.repeat, 5)} (topoalloc) and {args.repeat} (AccaSim) runs")
+        print(f"{'policy':8} {'jobs':>6} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7}  schedules")
+        for name, n, ours, theirs, verdict in rows:
+            print(f"{name:8} {n:6d} {ours:12.3f} {theirs:10.2f} {theirs / ours:6.0f}x  {verdict}")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,659 @@
+"""Gang scheduling under distributed hierarchical control (DHC): Wang, Papaefthymiou & Squillante,
+"Performance Evaluation of Gang Scheduling for Parallel and Distributed Multiprogramming"
+(seed 004): vanilla (§2.3), push-down (§2.4), job migration from the root or from the leaves
+(§2.5), machines that are not a power of two (§2.6), first-fit and weight-oriented job assignment
+(§3), the simulator's event rules (§4) and the rho-based quanta heuristic (§7.2).
+
+Registered names (see :func:`scheduling.policies.get`):
+
+==============================  =====================================================================
+``Gang-Vanilla``                 vanilla gang scheduling; assignment rule of the bound ``DHCTree``
+``Gang-PushDown``                idle partitions pushed down to the classes below
+``Gang-Migrate-Root``            migration, idle processors filled from the root (large jobs first)
+``Gang-Migrate-Leaves``          migration, idle processors filled from the leaves (small jobs first)
+``<name>-Weight``                the same with the weight-oriented assignment of §3
+``<name>-Rho``                   the same with the rho-based quanta of §7.2 (one-day period)
+``<name>-T-<cycle>``             the same with timeplexing cycle ``<cycle>`` seconds
+==============================  =====================================================================
+
+Defaults: cycle ``T = 1000`` s, context-switch cost 1 s, uniform quanta. Every other combination
+is a :class:`Gang` constructor call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from topoalloc import Allocation, Allocator, FlatPool
+from topoalloc.dhc import DHCTree, TreeNode, TreeWeights, forest_sizes
+
+from ..actions import Action, Resume, Start, Suspend, Timer
+from ..jobs import Job
+from .base import Policy
+from .registry import register
+
+__all__ = ["Gang", "GangJobStats", "GangError", "job_class", "rho_quanta", "served_classes", "VARIANTS"]
+
+#: The four schedulers of seed 004 §2.3–2.5, as :class:`Gang` ``variant`` values.
+VARIANTS = ("vanilla", "pushdown", "migrate-root", "migrate-leaves")
+_NAMES = {"vanilla": "Gang-Vanilla", "pushdown": "Gang-PushDown", "migrate-root": "Gang-Migrate-Root",
+          "migrate-leaves": "Gang-Migrate-Leaves"}
+_TIMER_TAG = "gang-slot"
+
+
+class GangError(ValueError):
+    """A bad gang-scheduler parameter (the message names the value)."""
+
+
+def job_class(p: int, size: int) -> int:
+    """Seed 004 §5's class of a ``p``-processor job on a ``size``-processor machine: ``i`` with
+    ``2^(i-1) < p <= 2^i`` (class 0: ``p = 1``).
+
+    >>> job_class(1, 320), job_class(2, 320), job_class(3, 320), job_class(256, 320), job_class(300, 320)
+    (0, 1, 2, 8, 9)
+    """
+    if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= size:
+        raise GangError(f"a job of {p!r} processors has no class on a {size}-processor machine")
+    return (p - 1).bit_length()
+
+
+def served_classes(size: int) -> list[list[int]]:
+    """``served[t][s]``: the class tree ``t`` of the DHC forest serves in time slot ``s``.
+
+    Slots are numbered like the classes, ``0 .. L-1`` with ``L = ceil(log2 size) + 1``; slot ``s``
+    serves class ``s`` in the largest tree. On a machine that is not a power of two (§2.6) the top
+    slot ``L-1`` configures the whole machine as one partition (class ``L-1`` holds the jobs larger
+    than the largest tree), and a smaller tree of height ``h`` serves, in slots ``h+1 .. L-2``, the
+    classes ``(s - h - 1) mod (h + 1)``: for 320 = 256 + 64 the 64-tree serves classes 1 and 0 while
+    the 256-tree serves classes 8 and 7, and both serve class ``s`` from slot 6 down, as §2.6 says.
+    (The modulus generalises §2.6 to forests whose height gaps exceed the smaller tree's height.)
+
+    >>> served_classes(320)[1]
+    [0, 1, 2, 3, 4, 5, 6, 0, 1, 9]
+    >>> served_classes(8)
+    [[0, 1, 2, 3]]
+    """
+    sizes = forest_sizes(size)
+    heights = [s.bit_length() - 1 for s in sizes]
+    whole = len(sizes) > 1
+    L = heights[0] + 1 + whole
+    out = []
+    for h in heights:
+        row = []
+        for s in range(L):
+            if whole and s == L - 1:
+                row.append(L - 1)
+            elif s <= h:
+                row.append(s)
+            else:
+                row.append((s - h - 1) % (h + 1))
+        out.append(row)
+    return out
+
+
+def rho_quanta(rho: Sequence[float], cycle: float, floor: float = 0.1) -> list[float]:
+    """Seed 004 §7.2's quanta: class ``i`` gets ``(rho_i / rho) T`` of the cycle ``T``, with
+    ``rho = sum(rho_i)``.
+
+    Interpretation: a class with no work the day before would get a zero quantum and starve under
+    the vanilla scheduler, so every class first gets ``floor * T / L`` and the rest of the cycle is
+    shared in proportion to ``rho_i``: ``q_i = f + (T - L f) rho_i / rho`` with ``f = floor T / L``
+    (``floor = 0`` is the paper's formula). The quanta always sum to ``T``; all ``rho_i = 0`` gives
+    the uniform quanta ``T / L``.
+
+    >>> rho_quanta([0.0, 0.3, 0.1], 30.0, floor=0.0)
+    [0.0, 22.5, 7.5]
+    >>> rho_quanta([0.0, 0.0], 10.0)
+    [5.0, 5.0]
+    """
+    L = len(rho)
+    if L == 0:
+        raise GangError("rho_quanta needs at least one class")
+    if not 0.0 <= floor <= 1.0:
+        raise GangError(f"floor must be in [0, 1], got {floor!r}")
+    if any(not r >= 0.0 for r in rho):
+        raise GangError(f"relative utilisations must be >= 0, got {list(rho)!r}")
+    total = math.fsum(rho)
+    if total <= 0:
+        return [cycle / L] * L
+    f = floor * cycle / L
+    return [f + (cycle - L * f) * r / total for r in rho]
+
+
+@dataclass(frozen=True, slots=True)
+class GangJobStats:
+    """What the gang scheduler did to one finished job (seed 004 §2.1 bookkeeping).
+
+    ``cls`` the job's class, ``partition`` the processors it ran on, ``suspended`` the time it spent
+    swapped out between its first dispatch and its end, ``overhead`` the context-switch time it
+    spent loaded but not progressing (the ``delay`` of its resumptions), ``resumes`` how many times
+    it was swapped back in. The sharing time ``H = E - S`` of §2.1 is ``suspended + overhead``.
+    """
+
+    cls: int
+    partition: int
+    suspended: float
+    overhead: float
+    resumes: int
+
+    @property
+    def sharing(self) -> float:
+        return self.suspended + self.overhead
+
+
+class _G:
+    """A job in the gang scheduler."""
+
+    __slots__ = ("job", "id", "cls", "procs", "node", "alloc", "mask", "started", "running", "suspended_at",
+                 "resumed_at", "suspended", "overhead", "resumes")
+
+    def __init__(self, job: Job, cls: int, procs: int) -> None:
+        self.job = job
+        self.id = job.id
+        self.cls = cls
+        self.procs = procs
+        self.node: TreeNode | None = None  # None with an allocation: the whole machine
+        self.alloc: Allocation | None = None
+        self.mask = 0
+        self.started = False
+        self.running = False
+        self.suspended_at = 0.0
+        self.resumed_at: float | None = None
+        self.suspended = 0.0
+        self.overhead = 0.0
+        self.resumes = 0
+
+
+class Gang(Policy):
+    """DHC gang scheduling (seed 004 §2.3–2.6, §3, §4, §7.2) on a :class:`~topoalloc.DHCTree`.
+
+    **Classes and slots.** A ``p``-processor job belongs to class ``i`` with ``2^(i-1) < p <= 2^i``
+    and runs on a whole class-``i`` partition (``2^i`` aligned processors of the DHC forest; its run
+    time is the trace's, on that partition). There are ``L = ceil(log2 P) + 1`` classes, one FCFS
+    queue each, and ``L`` time slots per timeplexing cycle ``T``, visited in the order
+    ``L-1, L-2, ..., 0, L-1, ...`` (§2.3: from class ``i`` to ``i - 1`` modulo ``L``). Slot ``s``
+    lasts its quantum (``T / L``, or §7.2's rho-based share); which class each tree of the forest
+    serves in a slot is :func:`served_classes` (§2.6: 320 = 256 + 64, the top slot runs the whole
+    machine as one partition for the jobs of 257..320 processors).
+
+    **Switches** (§2.3, §4): at the end of a slot's quantum (a :class:`~scheduling.actions.Timer`),
+    or at once when no job runs in the slot any more; a slot in which no job would run is skipped
+    at no cost. At a switch every job of the old slot that does not run in the new one is
+    suspended (:class:`~scheduling.actions.Suspend`) and every previously started job of the new
+    slot resumes after the context-switch cost (``Resume(delay=switch_cost)``: it holds its
+    processors but makes no progress for that long). A job that runs in both slots keeps running
+    and pays nothing; a job's first dispatch costs nothing (the trace's run time includes its first
+    load, as under EASY). Resuming mid-slot (push-down, after a completion) pays the cost too.
+
+    **Variants** (``variant=``):
+
+    * ``"vanilla"`` (§2.3): a job gets a partition of its class and keeps it to the end (§3); in
+      slot ``s`` only the jobs of the served class run, the other partitions idle.
+    * ``"pushdown"`` (§2.4): a partition with no job of its own in its slot is split recursively
+      into its halves until a job is found: a job at level ``l`` also runs in every slot whose
+      served class ``c > l`` has no job on the path from its partition up to level ``c``.
+    * ``"migrate-root"`` / ``"migrate-leaves"`` (§2.5, §3 third policy): no permanent partitions;
+      at every slot start the machine is packed afresh: first the jobs of the served class(es),
+      then the jobs of the other classes in priority order (root: largest class first; leaves:
+      smallest first), FCFS within a class, each on any free partition of its class (a fresh
+      ``DHCTree`` per slot, so migration is free, as the paper assumes). As in the paper's
+      simulator, jobs are dispatched only at slot starts (a mid-slot arrival or completion leaves
+      processors idle until the next slot) and the cycle is fixed (quanta are not cut short while
+      any job runs). Jobs of the whole-machine class run only in the top slot.
+
+    **Assignment** (``assignment=``, §3): ``"first_fit"`` (leftmost free partition) or
+    ``"weight"`` (lightest branch by the number of jobs assigned at and below each node); ``None``
+    takes the bound ``DHCTree``'s rule. For vanilla and push-down the policy keeps one ``DHCTree``
+    per class (a time slot's partitions: each class-``i`` partition holds at most one class-``i``
+    job) and all of them share one :class:`~topoalloc.TreeWeights`, so the weights count the jobs
+    of every class, as in the paper's single tree. The bound allocator describes the machine; the
+    policy places jobs on these per-slot trees and passes their grants in ``Start``.
+
+    **Quanta** (``quanta=``): ``"uniform"`` (``T / L`` each) or ``"rho"`` (§7.2): at the first
+    switch of each ``period`` (a day by default) the quantum of slot ``i`` becomes
+    :func:`rho_quanta` of the classes' relative utilisations over the previous period,
+    ``rho_i = lambda_i 2^i / (mu_i P)``, measured as the work (run time x partition size) of the
+    class-``i`` jobs that *arrived* in that period over ``P x period`` (the whole machine's
+    processors for the whole-machine class). The first period, and a period after one with no
+    arrivals, is uniform.
+
+    **Interpretations** where the paper is vague: (1) vanilla and push-down assign a job to a
+    partition as soon as its class has a free one (on arrival, or when a job of its class
+    leaves), not only when its slot comes round; it then runs in its own slots and in every slot
+    pushed down to it. An assignment that would block jobs already running mid-slot (push-down)
+    takes effect at the next switch; a job is started mid-slot only if it overlaps no running job,
+    so no two jobs ever run on the same processor. (2) The trees of the forest switch together
+    (the paper lets push-down's two trees switch independently). (3) When the system empties the
+    rotation stops; the next arrival starts the first slot, from the current one on, in which
+    some job runs.
+
+    Per-job bookkeeping: :attr:`stats` (:class:`GangJobStats` of every finished job); §2.1's
+    metrics per job and per class are in :mod:`scheduling.gang_metrics`.
+
+    Complexity: a switch costs O(jobs that stop or start + L); for migration O(jobs packed x log P)
+    plus the tree reset. An arrival or completion costs O(log P) for vanilla, O(assigned jobs + L)
+    for push-down (masks of the jobs below the changed partition are recomputed) and O(1) for
+    migration.
+
+    >>> from topologies import Flat
+    >>> from scheduling.jobs import Job
+    >>> from scheduling.simulator import Simulator
+    >>> jobs = [Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0)]
+    >>> r = Simulator(DHCTree(Flat(4)), Gang("vanilla", cycle=3.0, switch_cost=0.0), jobs).run()
+    >>> r.start.tolist(), r.end.tolist()     # the two classes alternate 1-s slices
+    ([0.0, 1.0], [19.0, 20.0])
+    """
+
+    VARIANTS = VARIANTS
+    QUANTA = ("uniform", "rho")
+
+    def __init__(
+        self,
+        variant: str = "vanilla",
+        *,
+        cycle: float = 1000.0,
+        switch_cost: float = 1.0,
+        quanta: str = "uniform",
+        assignment: str | None = None,
+        period: float = 86400.0,
+        rho_floor: float = 0.1,
+        record: bool = False,
+    ) -> None:
+        super().__init__()
+        if variant not in VARIANTS:
+            raise GangError(f"unknown gang variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+        for label, value in (("cycle", cycle), ("period", period)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    value > 0 and math.isfinite(value)):
+                raise GangError(f"{label} must be a finite number > 0, got {value!r}")
+        if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float)) or not (
+                switch_cost >= 0 and math.isfinite(switch_cost)):
+            raise GangError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}")
+        if quanta not in self.QUANTA:
+            raise GangError(f"unknown quanta mode {quanta!r}; choose one of {', '.join(self.QUANTA)}")
+        if assignment is not None and assignment not in DHCTree.ASSIGNMENTS:
+            raise GangError(f"unknown assignment {assignment!r}; choose one of {', '.join(DHCTree.ASSIGNMENTS)}")
+        if isinstance(rho_floor, bool) or not isinstance(rho_floor, (int, float)) or not 0 <= rho_floor <= 1:
+            raise GangError(f"rho_floor must be in [0, 1], got {rho_floor!r}")
+        if quanta == "rho" and rho_floor == 0 and switch_cost > 0:
+            raise GangError("rho quanta with rho_floor = 0 can give a class a quantum shorter than the "
+                            f"context-switch cost ({switch_cost}); use rho_floor > 0")
+        self.variant = variant
+        self.cycle = float(cycle)
+        self.switch_cost = float(switch_cost)
+        self.quanta_mode = quanta
+        self._assignment = assignment
+        self.period = float(period)
+        self.rho_floor = float(rho_floor)
+        self.record = record
+        name = _NAMES[variant]
+        if assignment == "weight":
+            name += "-Weight"
+        if quanta == "rho":
+            name += "-Rho"
+        if self.cycle != 1000.0:
+            name += f"-T-{self.cycle:g}"
+        self.name = name
+        #: :class:`GangJobStats` of every finished job, by job id.
+        self.stats: dict[int, GangJobStats] = {}
+        #: ``(time, slot)`` of every slot start, when ``record=True``.
+        self.history: list[tuple[float, int]] = []
+        #: ``(time, quanta)`` of every change of the quanta (rho mode), and the initial ones.
+        self.quanta_history: list[tuple[float, tuple[float, ...]]] = []
+
+    # -- setting up ---------------------------------------------------------------------------
+    def bind(self, allocator: Allocator) -> None:
+        if not isinstance(allocator, DHCTree):
+            raise TypeError(f"gang scheduling runs on a DHCTree allocator, got {allocator!r}")
+        super().bind(allocator)
+        topo = allocator.topology
+        P = allocator.size
+        self.size = P
+        self.assignment = self._assignment or allocator.assignment
+        sizes = forest_sizes(P)
+        self.heights = [s.bit_length() - 1 for s in sizes]
+        self.whole = len(sizes) > 1
+        H = self.heights[0]
+        L = H + 1 + self.whole
+        self.classes = L
+        self.top = L - 1
+        self.served = served_classes(P)
+        self.quanta = [self.cycle / L] * L
+        smallest = self.quanta[0] if self.quanta_mode == "uniform" else self.rho_floor * self.cycle / L
+        if not smallest > self.switch_cost:
+            what = "T / L" if self.quanta_mode == "uniform" else "rho_floor * T / L"
+            raise GangError(
+                f"the smallest quantum {what} = {smallest:g} s (cycle {self.cycle:g} s, {L} classes on {P} "
+                f"processors) must exceed the context-switch cost {self.switch_cost:g} s"
+            )
+        self.quanta_history.append((0.0, tuple(self.quanta)))
+        self._whole_alloc = FlatPool(topo).allocate(P) if self.whole else None
+        self._migrate = self.variant.startswith("migrate")
+        self._jobs: dict[int, _G] = {}
+        self._running: dict[int, _G] = {}
+        self._slot = self.top
+        self._epoch = 0
+        self._active = False
+        self._work: dict[int, list[float]] = {}
+        self._quanta_day: int | None = None
+        if self._migrate:
+            self._pack = DHCTree(topo, self.assignment)
+            self._packed: dict[int, _G] = {}
+            self._lists: list[dict[int, _G]] = [{} for _ in range(L)]
+            order = list(range(L)) if self.variant == "migrate-leaves" else list(range(L - 1, -1, -1))
+            self._order: list[list[int]] = []
+            for s in range(L):
+                first = sorted({row[s] for row in self.served}, reverse=True)
+                self._order.append(first + [c for c in order if c not in first])
+        else:
+            self.weights = TreeWeights(P)
+            self._trees = [DHCTree(topo, self.assignment, weights=self.weights) for _ in range(H + 1)]
+            self._queues: list[deque[_G]] = [deque() for _ in range(L)]
+            self._at: list[dict[int, _G]] = [{} for _ in self.heights]  # tree -> heap index -> job
+            self._top_job: _G | None = None
+            self._slot_jobs: list[dict[int, _G]] = [{} for _ in range(L)]
+            self._van = [[sum(1 << s for s in range(L) if row[s] == lv) for lv in range(h + 1)]
+                         for row, h in zip(self.served, self.heights, strict=True)]
+            # _pd[t][l][b]: slots a level-l job of tree t runs in when the nearest job above it is at level b
+            self._pd = [[[sum(1 << s for s in range(L) if row[s] == lv or lv < row[s] < b) for b in range(L + 1)]
+                         for lv in range(h + 1)] for row, h in zip(self.served, self.heights, strict=True)]
+
+    def class_of(self, job: Job) -> int:
+        """The job's class on this machine (binds first)."""
+        return job_class(self.allocator.topology.validate_request(job.request), self.size)
+
+    def reference_size(self, job: Job) -> int:
+        """The job's partition: ``2^class`` processors, or the whole machine for the top class of a
+        machine that is not a power of two."""
+        c = self.class_of(job)
+        return self.size if (self.whole and c == self.top) else 1 << c
+
+    # -- public views -------------------------------------------------------------------------
+    @property
+    def slot(self) -> int:
+        """The current time slot."""
+        return self._slot
+
+    def placements(self) -> dict[int, tuple[int, int]]:
+        """``job id -> (first, stop)`` processor range of every running (not suspended) job."""
+        return {jid: self._range(g) for jid, g in self._running.items()}
+
+    def _range(self, g: _G) -> tuple[int, int]:
+        if g.node is None:
+            return (0, self.size)
+        return (g.node.start, g.node.stop)
+
+    # -- callbacks ----------------------------------------------------------------------------
+    def on_arrival(self, job: Job, now: float) -> list[Action]:
+        c = self.class_of(job)
+        g = _G(job, c, self.size if (self.whole and c == self.top) else 1 << c)
+        self._jobs[job.id] = g
+        acts: list[Action] = []
+        if self.quanta_mode == "rho":
+            day = int(now // self.period)
+            self._work.setdefault(day, [0.0] * self.classes)[c] += job.runtime * g.procs
+        if self._migrate:
+            self._lists[c][job.id] = g
+        elif not self._queues[c] and self._assign(g):
+            if self._active and (g.mask >> self._slot) & 1 and not self._overlaps(g):
+                self._run(g, now, acts)
+        else:
+            self._queues[c].append(g)
+        if not self._active:
+            self._switch(now, acts, inclusive=True)
+        return acts
+
+    def on_finish(self, job: Job, now: float) -> list[Action]:
+        g = self._jobs.pop(job.id)
+        self._running.pop(job.id, None)
+        g.running = False
+        if g.resumed_at is not None:
+            g.overhead += min(self.switch_cost, now - g.resumed_at)
+        self.stats[job.id] = GangJobStats(g.cls, g.procs, g.suspended, g.overhead, g.resumes)
+        acts: list[Action] = []
+        if self._migrate:
+            del self._lists[g.cls][job.id]
+            if g.alloc is not None and g.node is not None:
+                self._pack.release(g.alloc)
+            g.alloc = None
+        else:
+            self._release(g)
+            q = self._queues[g.cls]
+            while q and self._assign(q[0]):
+                q.popleft()
+            if self._active:
+                for g2 in list(self._slot_jobs[self._slot].values()):
+                    if not g2.running and not self._overlaps(g2):
+                        self._run(g2, now, acts)
+        if not self._running:
+            self._switch(now, acts, inclusive=False)
+        return acts
+
+    def on_timer(self, key: Any, now: float) -> list[Action]:
+        if key != (_TIMER_TAG, self._epoch) or not self._active:
+            return []  # a slot that already ended early
+        acts: list[Action] = []
+        self._switch(now, acts, inclusive=False)
+        return acts
+
+    # -- the rotation -------------------------------------------------------------------------
+    def _has_work(self, s: int) -> bool:
+        if not self._migrate:
+            return bool(self._slot_jobs[s])
+        if self.whole:
+            if s == self.top and self._lists[self.top]:
+                return True
+            return any(self._lists[c] for c in range(self.top))
+        return bool(self._jobs)
+
+    def _switch(self, now: float, acts: list[Action], inclusive: bool) -> None:
+        """End the current slot (if any) and start the next one in which some job runs."""
+        L = self.classes
+        s = self._slot if inclusive else (self._slot - 1) % L
+        for _ in range(L):
+            if self._has_work(s):
+                self._begin(s, now, acts)
+                return
+            s = (s - 1) % L
+        # nothing to run anywhere: the system is empty, the rotation stops
+        for g in list(self._running.values()):  # pragma: no cover - defensive, cannot happen
+            self._stop(g, now, acts)
+        self._active = False
+        self._epoch += 1
+
+    def _begin(self, s: int, now: float, acts: list[Action]) -> None:
+        self._slot = s
+        self._epoch += 1
+        self._active = True
+        if self.quanta_mode == "rho":
+            self._update_quanta(now)
+        target = self._pack_slot(s) if self._migrate else self._slot_jobs[s]
+        for jid, g in list(self._running.items()):
+            if jid not in target:
+                self._stop(g, now, acts)
+        for g in target.values():
+            if not g.running:
+                self._run(g, now, acts)
+        acts.append(Timer(now + self.quanta[s], (_TIMER_TAG, self._epoch)))
+        if self.record:
+            self.history.append((now, s))
+
+    def _run(self, g: _G, now: float, acts: list[Action]) -> None:
+        if not g.started:
+            g.started = True
+            acts.append(Start(g.job, g.alloc, g.procs, g.procs, 0, 0.0))
+        else:
+            acts.append(Resume(g.job, self.switch_cost))
+            g.suspended += now - g.suspended_at
+            g.resumes += 1
+            g.resumed_at = now
+        g.running = True
+        self._running[g.id] = g
+
+    def _stop(self, g: _G, now: float, acts: list[Action]) -> None:
+        acts.append(Suspend(g.job))
+        if g.resumed_at is not None:
+            g.overhead += min(self.switch_cost, now - g.resumed_at)
+            g.resumed_at = None
+        g.suspended_at = now
+        g.running = False
+        del self._running[g.id]
+
+    def _overlaps(self, g: _G) -> bool:
+        if g.node is None:
+            return bool(self._running)
+        n = g.node
+        for r in self._running.values():
+            m = r.node
+            if m is None or (m.tree == n.tree and m.start < n.stop and n.start < m.stop):
+                return True
+        return False
+
+    def _update_quanta(self, now: float) -> None:
+        day = int(now // self.period)
+        if day == self._quanta_day:
+            return
+        self._quanta_day = day
+        prev = self._work.get(day - 1)
+        for d in [d for d in self._work if d < day - 1]:
+            del self._work[d]
+        cap = self.size * self.period
+        rho = [w / cap for w in prev] if prev is not None else [0.0] * self.classes
+        new = rho_quanta(rho, self.cycle, self.rho_floor)
+        if new != self.quanta:
+            self.quanta = new
+            self.quanta_history.append((now, tuple(new)))
+
+    # -- migration: packing a slot -------------------------------------------------------------
+    def _pack_slot(self, s: int) -> dict[int, _G]:
+        self._pack.reset()
+        for g in self._packed.values():
+            g.alloc = None
+            g.node = None
+        out: dict[int, _G] = {}
+        self._packed = out
+        top_list = self._lists[self.top] if self.whole else None
+        if top_list and s == self.top:
+            g = next(iter(top_list.values()))
+            g.alloc, g.node = self._whole_alloc, None
+            out[g.id] = g
+            return out
+        pack = self._pack
+        for c in self._order[s]:
+            if self.whole and c == self.top:
+                continue
+            size = 1 << c
+            for g in self._lists[c].values():
+                a = pack.allocate(size)
+                if a is None:
+                    break
+                g.alloc, g.node = a, a.placement
+                out[g.id] = g
+            if pack.free == 0:
+                break
+        return out
+
+    # -- vanilla and push-down: permanent partitions -------------------------------------------
+    def _assign(self, g: _G) -> bool:
+        if self.whole and g.cls == self.top:
+            if self._top_job is not None:
+                return False
+            self._top_job = g
+            g.alloc, g.node = self._whole_alloc, None
+            self._set_mask(g, 1 << self.top)
+            if self.variant == "pushdown":
+                for other in self._assigned():
+                    if other is not g:
+                        self._refresh(other)
+            return True
+        a = self._trees[g.cls].allocate(g.procs)
+        if a is None:
+            return False
+        g.alloc, g.node = a, a.placement
+        self._at[g.node.tree][g.node.heap_index] = g
+        self._refresh(g)
+        if self.variant == "pushdown":
+            self._refresh_below(g.node)
+        return True
+
+    def _release(self, g: _G) -> None:
+        self._set_mask(g, 0)
+        if g.node is None:
+            self._top_job = None
+            if self.variant == "pushdown":
+                for other in self._assigned():
+                    self._refresh(other)
+        else:
+            self._trees[g.cls].release(g.alloc)
+            del self._at[g.node.tree][g.node.heap_index]
+            if self.variant == "pushdown":
+                self._refresh_below(g.node)
+        g.alloc = None
+
+    def _assigned(self) -> Iterator[_G]:
+        if self._top_job is not None:
+            yield self._top_job
+        for at in self._at:
+            yield from at.values()
+
+    def _refresh_below(self, node: TreeNode) -> None:
+        top_i, lv = node.heap_index, node.level
+        for i, g in list(self._at[node.tree].items()):
+            d = lv - g.node.level
+            if d > 0 and i >> d == top_i:
+                self._refresh(g)
+
+    def _refresh(self, g: _G) -> None:
+        if g.node is None:
+            return
+        n = g.node
+        if self.variant == "vanilla":
+            self._set_mask(g, self._van[n.tree][n.level])
+            return
+        at = self._at[n.tree]
+        b = self.classes  # no job above: pushed down from every higher slot
+        i, lv = n.heap_index >> 1, n.level + 1
+        while i:
+            if i in at:
+                b = lv
+                break
+            i >>= 1
+            lv += 1
+        if self._top_job is not None:
+            b = min(b, self.top)
+        self._set_mask(g, self._pd[n.tree][n.level][b])
+
+    def _set_mask(self, g: _G, new: int) -> None:
+        old = g.mask
+        if old == new:
+            return
+        g.mask = new
+        diff, s = old ^ new, 0
+        while diff:
+            if diff & 1:
+                if (new >> s) & 1:
+                    self._slot_jobs[s][g.id] = g
+                else:
+                    del self._slot_jobs[s][g.id]
+            diff >>= 1
+            s += 1
+
+
+def _make(variant: str, **kw: Any):
+    return lambda: Gang(variant, **kw)
+
+
+for _variant, _name in _NAMES.items():
+    _what = {"vanilla": "vanilla DHC gang scheduling (seed 004 §2.3)",
+             "pushdown": "DHC gang scheduling with push-down (seed 004 §2.4)",
+             "migrate-root": "DHC gang scheduling, migration from the root (seed 004 §2.5)",
+             "migrate-leaves": "DHC gang scheduling, migration from the leaves (seed 004 §2.5)"}[_variant]
+    register(_name, _make(_variant), help=f"{_what}; T = 1000 s, switch cost 1 s, uniform quanta")
+    register(f"{_name}-Weight", _make(_variant, assignment="weight"), help=f"{_what}, weight-oriented assignment (§3)")
+    register(f"{_name}-Rho", _make(_variant, quanta="rho"), help=f"{_what}, rho-based quanta (§7.2)")
+    register(f"{_name}-T", lambda T, v=_variant: Gang(v, cycle=T), param="float",
+             help=f"{_what} with timeplexing cycle T seconds")

@@ -1,0 +1,424 @@
+"""EASY and Conservative backfilling: exact schedules against independent references on a flat
+machine, and the reservation guarantees on flat, cube and mesh allocators."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from scheduling import Job, policies, simulate
+from scheduling.policies import EASY, Conservative
+from scheduling.policies.backfilling import clone_allocator
+from scheduling.workloads import TraceNotFoundError, load_swf, trace_path
+from topoalloc import Buddy, FlatPool
+from topologies import Flat, Hypercube, Mesh
+
+
+# -- workloads ---------------------------------------------------------------------------------------
+def synthetic(n: int, P: int, seed: int, *, load: float = 0.9, over: float = 3.0, topology=None) -> list[Job]:
+    """Jobs on a P-processor machine with heavy-tailed sizes and run times; estimates are the run
+    time times U(1, over) (``over=1``: exact), rounded so ties between ends occur."""
+    rng = np.random.default_rng(seed)
+    sizes = np.minimum(P, np.ceil(2.0 ** rng.uniform(0, math.log2(P), n))).astype(int)
+    runs = np.ceil(rng.lognormal(3.0, 1.2, n))
+    mean_work = float(np.mean(sizes * runs))
+    gaps = np.round(rng.exponential(mean_work / (P * load), n))
+    arrivals = np.cumsum(gaps)
+    est = np.ceil(runs * rng.uniform(1.0, over, n)) if over > 1 else runs
+    jobs = []
+    for i in range(n):
+        req = int(sizes[i]) if topology is None else topology.request_for(int(sizes[i]))
+        jobs.append(Job(i, float(arrivals[i]), req, float(runs[i]), estimate=float(est[i]), size=int(sizes[i])))
+    return jobs
+
+
+def lublin(limit: int) -> list[Job]:
+    try:
+        path = trace_path("lublin_256")
+    except TraceNotFoundError as exc:
+        pytest.skip(f"lublin_256 trace not available: {exc}")
+    return load_swf(path, limit=limit).jobs()
+
+
+# -- independent references (flat machine) ------------------------------------------------------------
+def reference(jobs: list[Job], P: int, easy: bool) -> list[tuple[int, float, float]]:
+    """FCFS, or EASY by Mu'alem & Feitelson's shadow time and extra processors, written from scratch.
+
+    Events one at a time: completions before arrivals at equal times, completions in start order;
+    a scheduling pass after every event. A running job is expected to end at start + estimate, or
+    now if that has passed."""
+    events: list = []
+    seq = itertools.count()
+    for j in jobs:
+        heapq.heappush(events, (j.arrival, 1, next(seq), j))
+    free = P
+    queue: list[Job] = []
+    running: dict[int, tuple[int, float, int]] = {}  # id -> (size, expected end, start order)
+    out: dict[int, tuple[float, float]] = {}
+    order = itertools.count()
+
+    def launch(job: Job, now: float) -> None:
+        nonlocal free
+        free -= job.request
+        running[job.id] = (job.request, now + (job.estimate if job.estimate is not None else job.runtime),
+                           next(order))
+        out[job.id] = (now, now + job.runtime)
+        heapq.heappush(events, (now + job.runtime, 0, next(seq), job))
+
+    while events:
+        now, kind, _, job = heapq.heappop(events)
+        if kind == 0:
+            free += running.pop(job.id)[0]
+        else:
+            queue.append(job)
+        while queue and queue[0].request <= free:
+            launch(queue.pop(0), now)
+        if not easy or len(queue) < 2:
+            continue
+        need = queue[0].request
+        avail = free
+        shadow = None
+        for size, end, _ in sorted(running.values(), key=lambda r: (max(r[1], now), r[2])):
+            avail += size
+            if avail >= need:
+                shadow = max(end, now)
+                break
+        extra = free + sum(s for s, e, _ in running.values() if max(e, now) <= shadow) - need
+        rest = [queue[0]]
+        for cand in queue[1:]:
+            est = cand.estimate if cand.estimate is not None else cand.runtime
+            ok = cand.request <= free and (now + est <= shadow or cand.request <= extra)
+            if ok:
+                if now + est > shadow:
+                    extra -= cand.request
+                launch(cand, now)
+            else:
+                rest.append(cand)
+        queue = rest
+    return [(j.id, *out[j.id]) for j in jobs]
+
+
+def schedule(result) -> list[tuple[int, float, float]]:
+    return [(i, s, e) for i, s, e, _ in result.schedule()]
+
+
+def backfilled(jobs: list[Job], result) -> int:
+    """Jobs that started before a job that arrived before them: how much backfilling happened."""
+    start = dict(zip(result.id.tolist(), result.start.tolist(), strict=True))
+    latest = -math.inf
+    count = 0
+    for j in jobs:  # in arrival order
+        if start[j.id] < latest:
+            count += 1
+        latest = max(latest, start[j.id])
+    return count
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fcfs_matches_the_reference_on_a_synthetic_stream(seed):
+    jobs = synthetic(1500, 64, seed, load=0.95)
+    got = schedule(simulate(FlatPool(Flat(64)), "FCFS", jobs, jobs=None))
+    want = reference(jobs, 64, easy=False)
+    assert got == want
+    assert sum(s > j.arrival for j, (_, s, _) in zip(jobs, want, strict=True)) > 500  # jobs queued
+
+
+def test_fcfs_matches_the_reference_on_lublin():
+    jobs = lublin(2000)
+    got = schedule(simulate(FlatPool(Flat(256)), "FCFS", jobs, jobs=None))
+    assert got == reference(jobs, 256, easy=False)
+
+
+@pytest.mark.parametrize("over", [1.0, 3.0])
+def test_easy_matches_the_reference_on_a_synthetic_stream(over):
+    jobs = synthetic(1500, 64, 3, load=0.95, over=over)
+    result = simulate(FlatPool(Flat(64)), "EASY", jobs, jobs=None)
+    assert schedule(result) == reference(jobs, 64, easy=True)
+    assert backfilled(jobs, result) > 100
+
+
+def test_easy_matches_the_reference_on_lublin():
+    jobs = lublin(2000)
+    result = simulate(FlatPool(Flat(256)), "EASY", jobs, jobs=None)
+    assert schedule(result) == reference(jobs, 256, easy=True)
+    assert backfilled(jobs, result) > 100
+
+
+def test_easy_beats_fcfs_on_wait():
+    jobs = synthetic(1500, 64, 4, load=0.9)
+    easy = simulate(FlatPool(Flat(64)), "EASY", jobs, jobs=None).summary()["mean_wait"]
+    fcfs = simulate(FlatPool(Flat(64)), "FCFS", jobs, jobs=None).summary()["mean_wait"]
+    assert easy < 0.8 * fcfs
+
+
+# -- the head's guarantee, checked by an independent oracle --------------------------------------------
+def fits_flat(busy: np.ndarray, request) -> bool:
+    return int((~busy).sum()) >= request
+
+
+def fits_buddy(busy: np.ndarray, k) -> bool:
+    return bool((~busy.reshape(-1, 1 << k).any(axis=1)).any())
+
+
+def fits_mesh(width: int, height: int):
+    def fits(busy: np.ndarray, request) -> bool:
+        w, h = request
+        grid = busy.reshape(height, width).astype(int)
+        c = np.zeros((height + 1, width + 1), dtype=int)
+        c[1:, 1:] = grid.cumsum(0).cumsum(1)
+        windows = c[h:, w:] - c[:-h, w:] - c[h:, :-w] + c[:-h, :-w]
+        return bool((windows == 0).any())
+    return fits
+
+
+def fcfs_start(policy, head: Job, now: float, fits) -> float:
+    """When FCFS would start ``head`` from the current state: the first instant a free region fits it,
+    with every running job ending exactly at start + run time (exact estimates) and nothing else
+    starting."""
+    P = policy.allocator.size
+    ends = sorted({now, *(h.start + h.job.runtime for h in policy.running.values())})
+    for t in ends:
+        busy = np.zeros(P, dtype=bool)
+        for h in policy.running.values():
+            if h.start + h.job.runtime > t:
+                busy[h.alloc.nodes] = True
+        if fits(busy, head.request):
+            return t
+    raise AssertionError("the head fits nowhere")
+
+
+def watch_heads(base, fits):
+    """A subclass of ``base`` that records, for every job, the FCFS start (oracle) computed when it
+    first was the blocked head, and checks after every pass that it never moves later."""
+
+    class Watched(base):
+        def __init__(self):
+            super().__init__()
+            self.first: dict[int, float] = {}
+            self.last: dict[int, float] = {}
+
+        def _check(self, now):
+            if self.queue:
+                head = self.queue[0]
+                t = fcfs_start(self, head, now, fits)
+                self.first.setdefault(head.id, t)
+                assert t <= self.last.get(head.id, math.inf), f"head {head.id} delayed at {now}"
+                self.last[head.id] = t
+
+        def on_arrival(self, job, now):
+            out = super().on_arrival(job, now)
+            self._check(now)
+            return out
+
+        def on_finish(self, job, now):
+            out = super().on_finish(job, now)
+            self._check(now)
+            return out
+
+    return Watched
+
+
+def _mesh_allocator(width, height):
+    mesh_mod = pytest.importorskip("topoalloc.mesh")
+    return mesh_mod.FirstFit(Mesh(width, height))
+
+
+CASES = {
+    "flat": (lambda: FlatPool(Flat(64)), None, fits_flat),
+    "cube": (lambda: Buddy(Hypercube(6)), Hypercube(6), fits_buddy),
+    "mesh": (lambda: _mesh_allocator(8, 8), Mesh(8, 8), fits_mesh(8, 8)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_easy_never_starts_the_head_later_than_fcfs_would(case):
+    make, topology, fits = CASES[case]
+    jobs = synthetic(500 if case != "flat" else 1000, 64, 5, load=0.95, over=1.0, topology=topology)
+    policy = watch_heads(EASY, fits)()
+    result = simulate(make(), policy, jobs, jobs=None)
+    start = dict(zip(result.id.tolist(), result.start.tolist(), strict=True))
+    assert len(policy.first) > 50
+    for jid, t in policy.first.items():
+        assert start[jid] <= t, f"job {jid} started at {start[jid]}, FCFS would have started it at {t}"
+    assert backfilled(jobs, result) > 30
+
+
+def test_a_backfill_that_ignores_the_reserved_region_is_caught():
+    """The oracle test above can fail: a variant that backfills anything that fits (no reservation)
+    delays heads on the mesh."""
+    make, topology, fits = CASES["mesh"]
+    jobs = synthetic(500, 64, 5, load=0.95, over=1.0, topology=topology)
+
+    class Greedy(EASY):
+        def reservation(self, job, now):
+            res = super().reservation(job, now)
+            return type(res)(res.job, math.inf, math.inf, np.zeros_like(res.nodes))
+
+    with pytest.raises(AssertionError, match="delayed"):
+        simulate(make(), watch_heads(Greedy, fits)(), jobs, jobs=None)
+
+
+@pytest.mark.parametrize("case", ["flat", "cube", "mesh"])
+def test_easy_with_inexact_estimates_keeps_the_heads_reservation(case):
+    """With estimates above the run times the bound is the reservation computed from the estimates."""
+    make, topology, _ = CASES[case]
+    jobs = synthetic(400, 64, 6, load=0.95, over=3.0, topology=topology)
+
+    class Recorded(EASY):
+        first: dict
+
+        def on_arrival(self, job, now):
+            out = super().on_arrival(job, now)
+            self._note(now)
+            return out
+
+        def on_finish(self, job, now):
+            out = super().on_finish(job, now)
+            self._note(now)
+            return out
+
+        def _note(self, now):
+            if self.queue:
+                self.__dict__.setdefault("first", {}).setdefault(self.queue[0].id,
+                                                                 self.reservation(self.queue[0], now).start)
+
+    policy = Recorded()
+    result = simulate(make(), policy, jobs, jobs=None)
+    start = dict(zip(result.id.tolist(), result.start.tolist(), strict=True))
+    assert len(policy.first) > 30
+    assert all(start[j] <= t for j, t in policy.first.items())
+
+
+# -- Conservative ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("over", [1.0, 3.0])
+def test_conservative_never_starts_a_job_after_its_arrival_reservation(case, over):
+    """Exact on flat machines and buddy cubes (placements of one request never overlap in part, so
+    the allocator can always be steered to the reserved block); on a first-fit mesh a job can be
+    displaced (listed in ``policy.displaced``), and no other job is ever late."""
+    make, topology, _ = CASES[case]
+    n = {"flat": 600, "cube": 200, "mesh": 200}[case] if over == 1.0 else {"flat": 600, "cube": 100, "mesh": 100}[case]
+    jobs = synthetic(n, 64, 7, load=0.95, over=over, topology=topology)
+
+    class Recorded(Conservative):
+        def __init__(self):
+            super().__init__()
+            self.promised: dict[int, float] = {}
+
+        def on_arrival(self, job, now):
+            out = super().on_arrival(job, now)
+            res = self.reservations.get(job.id)
+            self.promised[job.id] = res.start if res is not None else now
+            return out
+
+    policy = Recorded()
+    result = simulate(make(), policy, jobs, jobs=None)
+    start = dict(zip(result.id.tolist(), result.start.tolist(), strict=True))
+    late = {j for j, t in policy.promised.items() if start[j] > t}
+    if case == "mesh":
+        assert late <= set(policy.displaced) and len(policy.displaced) <= 0.05 * n
+    else:
+        assert not late and not policy.displaced
+    assert sum(start[j.id] > j.arrival for j in jobs) > n // 4  # jobs did wait for reservations
+    assert backfilled(jobs, result) > 10
+
+
+def test_conservative_reservations_never_overlap_on_a_mesh():
+    make, topology, _ = CASES["mesh"]
+    jobs = synthetic(150, 64, 8, load=1.0, over=2.0, topology=topology)
+
+    class Checked(Conservative):
+        def _start_due(self, now):
+            out = super()._start_due(now)
+            res = list(self.reservations.values())
+            for a, b in itertools.combinations(res, 2):
+                if a.start < b.end and b.start < a.end:
+                    assert not (a.nodes & b.nodes).any(), f"reservations of {a.job.id} and {b.job.id} overlap"
+            return out
+
+    result = simulate(make(), Checked(), jobs, jobs=None)
+    assert len(result) == len(jobs)
+
+
+# -- overruns, registry, errors, clones --------------------------------------------------------------
+def test_a_job_running_past_its_estimate():
+    """Job 0 underestimates (5 for 10): after t=5 it is expected to end *now*, so the head's
+    reservation is recomputed at each event; job 3 (arriving at 6) would run past the head's
+    recomputed shadow time (6) on processors the head needs, so it is not backfilled."""
+    jobs = [Job(0, 0, 2, 10.0, estimate=5.0), Job(1, 1, 4, 10.0), Job(2, 2, 2, 2.0), Job(3, 6, 2, 1.0)]
+    for name in ("EASY", "Conservative"):
+        r = simulate(FlatPool(Flat(4)), name, jobs, jobs=None)
+        assert r.start.tolist() == [0.0, 10.0, 2.0, 20.0], name
+    cube = [Job(j.id, j.arrival, {2: 1, 4: 2}[j.request], j.runtime, estimate=j.estimate) for j in jobs]
+    for name in ("EASY", "Conservative"):
+        r = simulate(Buddy(Hypercube(2)), name, cube, jobs=None)
+        assert r.start.tolist() == [0.0, 10.0, 2.0, 20.0], name
+
+
+@pytest.mark.parametrize("name", ["EASY", "Conservative"])
+def test_overrunning_jobs_everywhere_still_finish(name):
+    jobs = synthetic(200, 64, 9, load=1.0, over=1.0)
+    rng = np.random.default_rng(0)
+    jobs = [Job(j.id, j.arrival, j.request, j.runtime, estimate=float(np.ceil(j.runtime * rng.uniform(0.3, 1.5))),
+                size=j.size) for j in jobs]
+    r = simulate(FlatPool(Flat(64)), name, jobs, jobs=None)
+    assert len(r) == 200 and r.unfinished == 0
+
+
+def test_registry_and_bad_estimates():
+    assert policies.get("EASY").name == "EASY" and policies.get("conservative").name == "Conservative"
+    assert isinstance(policies.get("easy"), EASY)
+    with pytest.raises(ValueError, match="job 7 has estimate -1"):
+        simulate(FlatPool(Flat(4)), "EASY", [Job(7, 0, 1, 1.0, estimate=-1.0)], jobs=None)
+
+
+def test_clone_is_independent_and_equivalent():
+    makers = [lambda: FlatPool(Flat(32)), lambda: Buddy(Hypercube(5))]
+    topologies = [Flat(32), Hypercube(5)]
+    try:
+        from topoalloc.mesh import BestFit, Buddy2D, FirstFit, FrameSliding
+    except ImportError:
+        pass
+    else:
+        for cls in (FirstFit, BestFit, FrameSliding, Buddy2D):
+            makers.append(lambda cls=cls: cls(Mesh(8, 8)))
+            topologies.append(Mesh(8, 8))
+    try:
+        from topoalloc import DHCTree, FreeList, GrayCode
+    except ImportError:
+        pass
+    else:
+        for cls in (GrayCode, FreeList):
+            makers.append(lambda cls=cls: cls(Hypercube(5)))
+            topologies.append(Hypercube(5))
+        makers.append(lambda: DHCTree(Flat(32)))
+        topologies.append(Flat(32))
+    rng = np.random.default_rng(3)
+    for make, topo in zip(makers, topologies, strict=True):
+        a = make()
+        live = []
+        for _ in range(12):
+            got = a.allocate(topo.request_for(int(rng.integers(1, 6))))
+            if got is not None:
+                live.append(got)
+        for x in live[::3]:
+            a.release(x)
+        live = [x for i, x in enumerate(live) if i % 3]
+        b = clone_allocator(a)
+        before = a.occupancy.copy()
+        for x in live[:2]:
+            b.release(x)  # the clone releases the original's grants
+        assert (a.occupancy == before).all() and a.free == int((before.ravel() == 0).sum())
+        # the same operations give the same placements on both
+        b2 = clone_allocator(a)
+        for _ in range(6):
+            req = topo.request_for(int(rng.integers(1, 5)))
+            x, y = a.allocate(req), b2.allocate(req)
+            assert (x is None) == (y is None)
+            if x is not None:
+                assert x.nodes.tolist() == y.nodes.tolist()
+        assert (a.occupancy == b2.occupancy).all()

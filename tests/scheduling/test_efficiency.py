@@ -1,0 +1,300 @@
+"""Nguyen, Vaswani & Zahorjan (seed 003): the extrapolated-efficiency rule, OPT-EFF's dynamic
+program, self-tuning, the six policies, and the paper's claims at reduced size.
+
+Full-size runs are in examples/nguyen_efficiency.py.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scheduling import Job, Simulator, Tabulated, Timer
+from scheduling.applications import application, batch_mix
+from scheduling.policies import APEQUI, EQUALEFF, EQUI, OPTEFF, STEQUI, get
+from scheduling.policies.efficiency import (
+    SelfTuning,
+    best_size,
+    equal_eff_allocation,
+    equal_eff_greedy,
+    equipartition,
+    extrapolated_beta,
+    extrapolated_efficiency,
+    golden_section_search,
+    job_throughput,
+    opt_eff_allocation,
+    system_efficiency,
+)
+from scheduling.speedup import Amdahl
+from topoalloc import FlatPool
+from topologies import Flat
+
+
+def curve_speedup(values):
+    """A Tabulated speedup with the given S(1..n)."""
+    return Tabulated(tuple(s / p for p, s in enumerate(values, start=1)))
+
+
+def peaked(P, peak, top):
+    """Speedup rising linearly to ``top`` at ``peak`` processors, then slowing down."""
+    return curve_speedup([1 + (top - 1) * (p - 1) / (peak - 1) if p <= peak else top * (peak / p) ** 0.5
+                          for p in range(1, P + 1)])
+
+
+def good(P):
+    return curve_speedup([p / (1 + 0.02 * (p - 1)) for p in range(1, P + 1)])
+
+
+# -- the rules ------------------------------------------------------------------------------------
+@given(st.floats(0.05, 0.999), st.integers(2, 128))
+def test_extrapolated_curve_passes_through_the_measurement(eps, p):
+    beta = extrapolated_beta(eps, p)
+    assert extrapolated_efficiency(beta, p) == pytest.approx(eps)
+    assert extrapolated_efficiency(beta, 1) == pytest.approx(1.0)
+    assert extrapolated_efficiency(beta, p + 1) < eps  # decreasing
+
+
+def test_extrapolation_edge_cases():
+    assert extrapolated_beta(1.0, 8) == math.inf and extrapolated_beta(0.7, 1) == math.inf
+    assert extrapolated_efficiency(math.inf, 50) == 1.0
+    with pytest.raises(ValueError, match="> 0"):
+        extrapolated_beta(0.0, 4)
+
+
+@given(st.lists(st.floats(-0.9, 50.0), min_size=1, max_size=6), st.integers(6, 64))
+def test_equal_eff_greedy_equalises_extrapolated_efficiencies(betas, total):
+    limits = [total] * len(betas)
+    alloc = equal_eff_greedy(betas, limits, total)
+    assert sum(alloc) == total and min(alloc) >= 1
+    # no processor could move to a job whose current efficiency is higher than the donor's last one
+    for i, j in itertools.permutations(range(len(betas)), 2):
+        if alloc[i] > 1:
+            donor = extrapolated_efficiency(betas[i], alloc[i] - 1)
+            assert donor >= extrapolated_efficiency(betas[j], alloc[j]) - 1e-12
+
+
+def test_equal_eff_respects_limits_and_needs_a_processor_each():
+    assert equal_eff_greedy([math.inf, math.inf], [2, 3], 10) == [2, 3]
+    with pytest.raises(ValueError, match="at least one processor"):
+        equal_eff_greedy([1.0, 1.0, 1.0], [4, 4, 4], 2)
+
+
+@given(st.lists(st.lists(st.floats(0.2, 1.0), min_size=1, max_size=6), min_size=1, max_size=3),
+       st.integers(3, 10))
+def test_opt_eff_is_optimal(effs, total):
+    """OPT-EFF's dynamic program against brute force, on arbitrary (non-monotone) curves."""
+    if len(effs) > total:
+        return
+    speedups = [Tabulated(tuple(e)) for e in effs]
+    limits = [len(e) for e in effs]
+    got = opt_eff_allocation(speedups, limits, total)
+    assert sum(got) <= total and all(1 <= g <= n for g, n in zip(got, limits, strict=True))
+    best = max(system_efficiency(speedups, c) for c in itertools.product(*[range(1, n + 1) for n in limits])
+               if sum(c) <= total)
+    assert system_efficiency(speedups, got) == pytest.approx(best)
+
+
+def test_opt_eff_takes_arrays_and_prefers_fewer_processors():
+    flat = np.array([1.0, 2.0, 2.0, 2.0])
+    assert opt_eff_allocation([flat, flat], [4, 4], 8) == [2, 2]
+
+
+def test_best_size_is_the_fewest_processors_at_the_peak():
+    assert best_size(peaked(32, 12, 7.0), 32) == 12
+    assert best_size(curve_speedup([1, 2, 3, 3, 3]), 5) == 3
+    assert best_size(Amdahl(0.1), 16) == 16
+
+
+@given(st.integers(2, 64).flatmap(lambda P: st.tuples(st.just(P), st.integers(1, P), st.floats(1.0, 40.0))))
+def test_self_tuning_finds_the_peak_of_a_unimodal_curve(case):
+    """§4.2: the search starts on all P, narrows to [S(P), P] and finds the maximum of a unimodal
+    speedup in O(log P) probes."""
+    P, peak, top = case
+    if peak == 1:
+        f = lambda p: 1.0 / p ** 0.3  # noqa: E731 - slows down from the start
+    else:
+        s = peaked(P, peak, min(top, peak))
+        f = s.speedup
+    best, probes = golden_section_search(f, P)
+    values = [f(p) for p in range(1, P + 1)]
+    assert f(best) == pytest.approx(max(values[math.ceil(f(P) - 1e-9) - 1:]))
+    assert probes <= 2 * math.log2(P) + 3
+
+
+def test_self_tuning_starts_on_all_processors():
+    t = SelfTuning(20)
+    assert t.next_probe() == 20
+    t.record(20, 5.0)
+    assert t.lo == 5 and 5 <= t.next_probe() < 20
+
+
+# -- §5.2: EQUAL-EFF against OPT-EFF on Ismail's applications -------------------------------------
+def test_equal_eff_is_within_10_percent_of_opt_eff_on_table_4_1_mixes():
+    """§5.2, Fig. 5: the greedy equal-efficiency fixed point "comes very close to the optimum"
+    computed by dynamic programming, with the largest differences at small machines. On random
+    mixes (2-6 jobs) of the thirty applications, machines of 4 to 128 processors, it stays within
+    10%; it also beats equipartition on average."""
+    rng = np.random.default_rng(3)
+    ratios, equi = [], []
+    for size in (2, 3, 4, 6):
+        for _ in range(12):
+            apps = [application(int(k)) for k in rng.integers(1, 31, size)]
+            sp, lim = [a.speedup for a in apps], [a.max_processors for a in apps]
+            for P in (4, 8, 16, 32, 64, 128):
+                if P < size:
+                    continue
+                opt = system_efficiency(sp, opt_eff_allocation(sp, lim, P))
+                ratios.append(system_efficiency(sp, equal_eff_allocation(sp, lim, P)) / opt)
+                equi.append(system_efficiency(sp, equipartition([min(n, P) for n in lim], P)) / opt)
+    assert min(ratios) >= 0.9
+    assert max(ratios) <= 1 + 1e-9
+    assert np.mean(ratios) > np.mean(equi)
+
+
+def downey_ratios():
+    downey = pytest.importorskip("scheduling.speedup_downey")
+    rng = np.random.default_rng(7)
+    ratios = []
+    for _ in range(30):
+        sp = [downey.Downey(float(np.exp(rng.uniform(0, np.log(64)))), float(rng.uniform(0, 2))) for _ in range(3)]
+        for P in (8, 32, 64):
+            lim = [P] * 3
+            opt = system_efficiency(sp, opt_eff_allocation(sp, lim, P))
+            ratios.append(system_efficiency(sp, equal_eff_allocation(sp, lim, P)) / opt)
+    return ratios
+
+
+def test_equal_eff_is_close_to_opt_eff_on_downey_curves_on_average():
+    """§5.2 with Downey's model (seed 001): A uniform-log on [1, 64], sigma uniform on [0, 2]."""
+    ratios = downey_ratios()
+    assert np.mean(ratios) > 0.95 and max(ratios) <= 1 + 1e-9
+
+
+@pytest.mark.xfail(strict=True, reason="§5.2 says smooth theoretical curves give 'even smaller differences'; "
+                   "Downey's low-variance curves have a sharp knee at A, the extrapolation from below the knee "
+                   "is near-linear and the iteration cycles (a job gets most of the machine, then falls back): "
+                   "about 7% of mixes end below 90% of OPT-EFF (worst ~0.79)")
+def test_equal_eff_is_within_10_percent_of_opt_eff_on_every_downey_mix():
+    assert min(downey_ratios()) >= 0.9
+
+
+# -- the policies in the simulator ----------------------------------------------------------------
+P = 32
+
+
+def kinds(mix):
+    return [{"g": good(P), "p": peaked(P, 6, 3.0), "e": peaked(P, 12, 7.0)}[k] for k in mix]
+
+
+def interactive(mix):
+    """A static mix (§4.5): the jobs start together; response time of each."""
+    return [Job(i, 0.0, P, 100.0, s, attrs={"iterations": 100}) for i, s in enumerate(kinds(mix))]
+
+
+def batch(mix, repeats=40):
+    """A closed mix (§5.3): one slot per job, replaced by the same kind when it finishes."""
+    speedups = kinds(mix)
+    return [Job(r * len(mix) + i, 0.0, P, 100.0, s, attrs={"iterations": 100, "slot": i})
+            for r in range(repeats) for i, s in enumerate(speedups)]
+
+
+def test_ap_equi_caps_jobs_at_their_best_size():
+    p = APEQUI()
+    p.bind(FlatPool(Flat(P)))
+    acts = p.on_arrival(Job(0, 0.0, P, 10.0, peaked(P, 12, 7.0)), 0.0)
+    assert [a.processors for a in acts] == [12]
+    acts = p.on_arrival(Job(1, 0.0, P, 10.0, good(P)), 0.0)
+    assert [a.processors for a in acts] == [20]
+
+
+@pytest.mark.parametrize("mix", ["gpp", "gep", "ppe"])
+def test_st_equi_beats_equi_and_approaches_ap_equi(mix):
+    """§4.5: "ST-EQUI outperforms EQUI" and "performs nearly as well as AP-EQUI": jobs that slow
+    down shed processors, which the good job uses."""
+    rt = {name: Simulator(FlatPool(Flat(P)), name, interactive(mix)).run().summary()["mean_turnaround"]
+          for name in ("EQUI", "ST-EQUI", "AP-EQUI")}
+    assert rt["ST-EQUI"] < 0.95 * rt["EQUI"]
+    assert rt["ST-EQUI"] <= 1.05 * rt["AP-EQUI"]
+
+
+def batch_efficiency(name, mix, **kw):
+    pol = get(name)
+    for k, v in kw.items():
+        setattr(pol, k, v)
+    r = Simulator(FlatPool(Flat(P)), pol, batch(mix), jobs=30).run()
+    return pol.system_efficiency((0.0, r.window[1])), r
+
+
+@pytest.mark.parametrize("mix", ["ggp", "gpp", "gpe"])
+def test_equal_efficiency_policies_beat_equipartition_ones_in_batch(mix):
+    """§5.3, Fig. 6: "policies using runtime measurements can greatly outperform those without",
+    "equal-efficiency-based policies outperform equipartition-based policies", and "the
+    performance of the equal efficiency policies is within 20% of" OPT-EFF."""
+    eff = {name: batch_efficiency(name, mix)[0] for name in
+           ("EQUI", "ST-EQUI", "EQUAL-EFF", "ST-EQUAL-EFF", "OPT-EFF")}
+    assert eff["ST-EQUI"] > eff["EQUI"] and eff["EQUAL-EFF"] > eff["EQUI"]
+    assert min(eff["EQUAL-EFF"], eff["ST-EQUAL-EFF"]) > eff["ST-EQUI"]
+    assert min(eff["EQUAL-EFF"], eff["ST-EQUAL-EFF"]) >= 0.8 * eff["OPT-EFF"]
+    assert max(eff.values()) <= eff["OPT-EFF"] + 1e-9
+
+
+def test_no_job_class_starves_under_equal_eff():
+    """§5.3, Table 1: every job keeps at least one processor, so no class's throughput collapses."""
+    _, r = batch_efficiency("EQUAL-EFF", "ggp")
+    _, r_equi = batch_efficiency("EQUI", "ggp")
+    classes = {j.id: "gp"[j.attrs["slot"] // 2] for j in batch("ggp")}
+    ee = job_throughput(r, classes, (0.0, r.window[1]))
+    eq = job_throughput(r_equi, classes, (0.0, r_equi.window[1]))
+    assert set(ee) == {"g", "p"} and ee["p"] > 0.3 * eq["p"]
+    assert ee["g"] > eq["g"]  # the good job gains what the poor one could not use
+    assert sum(ee.values()) * r.window[1] == pytest.approx(len(r))
+
+
+def test_self_tuning_costs_probes_and_reconfigurations():
+    """ST-EQUI probes (each a processor change) where EQUI only reallocates at arrivals and
+    departures; with overhead C every probe costs C."""
+    r_equi = Simulator(FlatPool(Flat(P)), EQUI(), interactive("gpp")).run()
+    r_st = Simulator(FlatPool(Flat(P)), STEQUI(), interactive("gpp")).run()
+    assert r_st.changes.sum() > r_equi.changes.sum() + 3
+    slow = Simulator(FlatPool(Flat(P)), STEQUI(overhead=1.0), interactive("gpp")).run()
+    assert slow.summary()["mean_turnaround"] > r_st.summary()["mean_turnaround"]
+
+
+def test_equal_eff_with_a_quantum_converges_to_the_instant_allocation():
+    """EQUAL-EFF measuring one step per quantum reaches the allocation §5.2's instant iteration
+    computes, after a few quanta."""
+    jobs = [Job(i, 0.0, P, 500.0, s) for i, s in enumerate(kinds("gpe"))]
+    inst, stepped = EQUALEFF(), EQUALEFF(quantum=1.0)
+    for pol in (inst, stepped):
+        pol.bind(FlatPool(Flat(P)))
+    for j in jobs:
+        inst.on_arrival(j, 0.0)
+        acts = stepped.on_arrival(j, 0.0)
+    assert [s.procs for s in stepped.shares.values()] == equipartition([P] * 3, P)
+    for _ in range(50):
+        timers = [a for a in acts if isinstance(a, Timer)]
+        if not timers:
+            break
+        acts = stepped.on_timer(timers[-1].key, timers[-1].at)
+    assert not timers
+    assert [s.procs for s in stepped.shares.values()] == [s.procs for s in inst.shares.values()]
+
+
+def test_opt_eff_policy_matches_the_dynamic_program():
+    jobs = [Job(i, 0.0, n, 50.0, application(k).speedup) for i, (k, n) in enumerate([(1, 16), (6, 16), (12, 32)])]
+    pol = OPTEFF()
+    pol.bind(FlatPool(Flat(P)))
+    for j in jobs:
+        pol.on_arrival(j, 0.0)
+    got = [s.procs for s in pol.shares.values()]
+    assert got == opt_eff_allocation([j.speedup for j in jobs], [16, 16, 32], P)
+
+
+def test_batch_mix_of_applications_runs_every_policy():
+    for name in ("EQUI", "AP-EQUI", "ST-EQUI", "EQUAL-EFF", "ST-EQUAL-EFF", "OPT-EFF"):
+        pol = get(name)
+        r = Simulator(FlatPool(Flat(P)), pol, batch_mix([1, 6, 11], 20), jobs=15).run()
+        assert len(r) == 15 and 0.5 < pol.system_efficiency((0.0, r.window[1])) <= 1.0
