@@ -1,37 +1,535 @@
-"""The ``topoalloc`` command line."""
+"""The ``topoalloc`` command line: compare allocators, run experiments from TOML files on local
+processes or a Dask cluster, replay traces, draw figures.
+
+Subcommands: ``compare`` (embedded default, no file needed), ``run`` and ``sweep`` (a TOML study),
+``replay`` (an SWF trace), ``plot`` (figures from a result store), ``snapshot`` (occupancy pictures
+and a schedule of one simulation), ``export`` (CSV/Parquet) and ``list`` (known names).
+Every subcommand's ``--help`` shows an example.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from importlib.metadata import PackageNotFoundError, version
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser"]
 
 
 def _version() -> str:
+    from .experiments.store import package_version
+
+    return package_version()
+
+
+class _Error(Exception):
+    """A user error: printed without a traceback, exit status 2."""
+
+
+def _csv_list(text: str) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
+    return items
+
+
+def _float_list(text: str) -> list[float]:
     try:
-        return version("topoalloc")
-    except PackageNotFoundError:  # running from a source tree
-        return "0+unknown"
+        vals = [float(t) for t in _csv_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if any(not v > 0 for v in vals):
+        raise argparse.ArgumentTypeError(f"loads must be > 0, got {text!r}")
+    return vals
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return v
+
+
+def _sub(sub: Any, name: str, help: str, example: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help, description=help, epilog="example:\n" + example,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _execution_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("where the simulations run")
+    g.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                   help="local worker processes (default: the number of cores)")
+    g.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="run on a Dask distributed cluster, e.g. tcp://scheduler:8786 (needs topoalloc[dask])")
+    g.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is off anyway when not on a terminal)")
+
+
+def _size_options(p: argparse.ArgumentParser, *, defaults: str) -> None:
+    g = p.add_argument_group(f"run length and replications (default: {defaults})")
+    g.add_argument("--jobs", type=_positive_int, default=None, metavar="N", help="completions per simulation")
+    g.add_argument("--warmup", type=_nonneg_int, default=None, metavar="N",
+                   help="first arrivals left out of the statistics")
+    g.add_argument("--replications", type=_positive_int, default=None, metavar="N",
+                   help="independent replications per point (95%% confidence intervals need >= 2)")
+    g.add_argument("--seed", type=_nonneg_int, default=None, metavar="S", help="experiment seed")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation tools and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="topoalloc", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  topoalloc compare\n  topoalloc run examples/seed002_fig2_cube_buddy_rsr.toml\n"
+               "  topoalloc plot results/seed002-fig2.sqlite",
+    )
+    parser.add_argument("--version", action="version", version=f"topoalloc {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    from .experiments import defaults as d
+
+    p = _sub(sub, "compare", "compare allocators under FCFS with RSR folding (embedded default, no file needed)",
+             "  topoalloc compare\n"
+             "  topoalloc compare --allocators FirstFit,FrameSliding --policies RSR-0,RSR-1,RSR-2 "
+             "--loads 0.2,0.3,0.4 --replications 5 --out compare.csv\n"
+             "  topoalloc compare --topology cube:10 --loads 0.5,0.7 --store compare.sqlite")
+    p.add_argument("--topology", action="append", default=None, metavar="T",
+                   help="mesh:WxH, cube:D or flat:P; repeat for several (default: mesh:32x32 and cube:8)")
+    p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
+                   help="allocator names (default: every mesh allocator on the mesh, every cube allocator on "
+                        "the cube; see `topoalloc list`)")
+    p.add_argument("--policies", type=_csv_list, default=None, metavar="P,Q",
+                   help=f"policy names (default: {','.join(d.COMPARE_POLICIES)})")
+    p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
+                   help="offered loads (default: 0.2,0.3,0.4 on a mesh, 0.3,0.5,0.7 on a cube)")
+    _size_options(p, defaults=f"{d.COMPARE_JOBS} jobs, {d.COMPARE_WARMUP} warm-up, "
+                              f"{d.COMPARE_REPLICATIONS} replications, seed 0")
+    p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
+    p.add_argument("--store", metavar="FILE.sqlite", help="keep every replication in this SQLite file (resumable)")
+    p.add_argument("--plots", metavar="DIR", help="also draw the figures into DIR (needs matplotlib)")
+    _execution_options(p)
+
+    for name, what in (("run", "run a TOML experiment: store results, print the table, draw its figures"),
+                       ("sweep", "run a TOML experiment's points into its result store (no table, no figures)")):
+        p = _sub(sub, name, what,
+                 f"  topoalloc {name} examples/seed002_fig2_cube_buddy_rsr.toml\n"
+                 f"  topoalloc {name} examples/seed002_fig1_mesh_rsr.toml --jobs 5000 --replications 3 "
+                 f"--dask tcp://scheduler:8786")
+        p.add_argument("config", metavar="CONFIG.toml", help="experiment description (see examples/)")
+        p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2", help="override the loads")
+        _size_options(p, defaults="as in the file")
+        p.add_argument("--store", metavar="FILE.sqlite",
+                       help="result store (default: the file's `store`, else results/<name>.sqlite)")
+        if name == "run":
+            p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
+            p.add_argument("--plots", metavar="DIR", help="where to draw the figures (default: next to the store)")
+            p.add_argument("--no-plots", action="store_true", help="do not draw figures")
+        _execution_options(p)
+
+    p = _sub(sub, "replay", "replay an SWF trace under chosen allocators and policies",
+             "  topoalloc replay ../shared/traces/NASA-iPSC-1993-3.1-cln.swf.gz --topology cube:7 "
+             "--allocators Buddy,GrayCode --policies FCFS,RSR-1\n"
+             "  topoalloc replay trace.swf --policies FCFS,EASY --jobs 5000")
+    p.add_argument("trace", metavar="TRACE.swf", help="a Standard Workload Format trace (.swf or .swf.gz)")
+    p.add_argument("--topology", default=None, metavar="T",
+                   help="mesh:WxH, cube:D or flat:P (default: flat with the trace's largest job size)")
+    p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
+                   help="default: FlatPool on flat, FirstFit on a mesh, Buddy on a cube")
+    p.add_argument("--policies", type=_csv_list, default=["FCFS"], metavar="P,Q", help="default: FCFS")
+    p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
+                   help="rescale the arrivals to these offered loads (default: as recorded)")
+    p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                   help="stop after N completions (default: the whole trace)")
+    p.add_argument("--warmup", type=_nonneg_int, default=0, metavar="N", help="first arrivals left out")
+    p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
+    p.add_argument("--store", metavar="FILE.sqlite", help="keep the results in this SQLite file")
+    _execution_options(p)
+
+    p = _sub(sub, "plot", "draw figures from a result store",
+             "  topoalloc plot results/seed002-fig1.sqlite\n"
+             "  topoalloc plot results/compare.sqlite --kind fairness --load 0.4 --out figures/")
+    p.add_argument("results", metavar="RESULTS.sqlite", help="a store written by run, sweep, compare or replay")
+    p.add_argument("--out", metavar="DIR", help="directory for the figures (default: next to the store)")
+    p.add_argument("--study", metavar="NAME", help="only this study (default: every study in the store)")
+    p.add_argument("--kind", action="append", choices=("load", "utilization", "fairness"), default=None,
+                   help="draw this figure instead of the study's own (repeatable)")
+    p.add_argument("--metric", default="mean_turnaround", help="metric for --kind load (default: mean_turnaround)")
+    p.add_argument("--load", type=float, default=None, help="load for --kind fairness (default: the highest)")
+    p.add_argument("--panels", default="experiment", choices=("experiment", "allocator", "policy", "none"),
+                   help="one subplot per ... (default: experiment)")
+    p.add_argument("--logy", action="store_true", help="logarithmic y axis")
+    p.add_argument("--format", default="png", choices=("png", "svg", "pdf"), help="file format (default: png)")
+    p.add_argument("--dpi", type=_positive_int, default=110, help="resolution of PNG figures (default: 110)")
+
+    p = _sub(sub, "snapshot", "simulate one configuration; draw occupancy snapshots and the schedule",
+             "  topoalloc snapshot --topology mesh:32x32 --allocator FrameSliding --policy RSR-1 --load 0.4 "
+             "--out occupancy.png --schedule schedule.png\n"
+             "  topoalloc snapshot --topology cube:8 --allocator Buddy --count 8")
+    p.add_argument("--topology", default="mesh:32x32", metavar="T", help="default: mesh:32x32")
+    p.add_argument("--allocator", default=None, help="default: FirstFit on a mesh, Buddy on a cube, FlatPool on flat")
+    p.add_argument("--policy", default="RSR-1", help="default: RSR-1")
+    p.add_argument("--load", type=float, default=0.4, help="offered load (default: 0.4)")
+    p.add_argument("--jobs", type=_positive_int, default=300, metavar="N", help="completions (default: 300)")
+    p.add_argument("--count", type=_positive_int, default=6, metavar="K", help="snapshots (default: 6)")
+    p.add_argument("--seed", type=_nonneg_int, default=0, metavar="S")
+    p.add_argument("--out", default="occupancy.png", metavar="FILE", help="occupancy picture (default: occupancy.png)")
+    p.add_argument("--schedule", default=None, metavar="FILE", help="also draw the schedule (Downey Fig. 5 style)")
+    p.add_argument("--max-jobs", type=_positive_int, default=150, metavar="N", help="jobs in the schedule picture")
+
+    p = _sub(sub, "export", "export a result store to CSV or Parquet",
+             "  topoalloc export results/seed002-fig2.sqlite fig2.csv\n"
+             "  topoalloc export results/seed002-fig2.sqlite fig2.parquet   # needs pyarrow")
+    p.add_argument("results", metavar="RESULTS.sqlite")
+    p.add_argument("out", metavar="OUT.csv|OUT.parquet")
+
+    _sub(sub, "list", "list the allocators (and which are missing), policies and workload distributions",
+         "  topoalloc list")
+    return parser
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _executor(args: argparse.Namespace) -> Any:
+    from .experiments import make_executor
+
+    try:
+        return make_executor(workers=args.workers, dask=args.dask)
+    except ImportError as exc:
+        raise _Error(str(exc)) from None
+    except OSError as exc:
+        raise _Error(f"cannot reach the Dask scheduler {args.dask}: {exc}") from None
+
+
+def _progress(args: argparse.Namespace) -> bool | None:
+    return False if getattr(args, "no_progress", False) else None
+
+
+def _run(study: Any, store: Any, args: argparse.Namespace) -> Any:
+    from .experiments import run_study
+
+    executor = _executor(args)
+    try:
+        return run_study(study, store, executor, progress=_progress(args))
+    finally:
+        executor.close()
+
+
+def _sizes_line(study: Any) -> str:
+    parts = []
+    for e in study.experiments:
+        reps = (f"replications until ±{e.target.relative:.0%} on {e.target.metric} "
+                f"({e.target.min_runs}..{e.target.max_runs})") if e.target else f"{e.replications} replications"
+        parts.append(f"{e.jobs} jobs per run (first {e.warmup} discarded), {reps}, seed {e.seed}")
+    uniq = list(dict.fromkeys(parts))
+    return "; ".join(uniq)
+
+
+def _print_table(study: Any, store: Any, *, experiment_column: bool | None = None,
+                 metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness")) -> list[Any]:
+    from .experiments import aggregate, format_table
+
+    order = [p.point_id for p in study.points()]
+    summaries = aggregate(store.rows([e.name for e in study.experiments]), order=order)
+    print(format_table(summaries, metrics, experiment_column=experiment_column))
+    return summaries
+
+
+def _write_out(summaries: Sequence[Any], path: str | None, metrics: Sequence[str] | None = None) -> None:
+    if not path:
+        return
+    from .experiments.report import write_summaries
+
+    if metrics is None:
+        write_summaries(summaries, path)
+    else:
+        write_summaries(summaries, path, metrics)
+    print(f"table written to {path}")
+
+
+def _figures(store: Any, outdir: str | Path, study: str | None = None, specs: Any = None, fmt: str = "png",
+             dpi: int = 110) -> list[Path]:
+    from .plots import MatplotlibMissingError, study_figures
+
+    try:
+        return study_figures(store, outdir, study=study, specs=specs, fmt=fmt, dpi=dpi)
+    except MatplotlibMissingError as exc:
+        print(f"no figures: {exc}", file=sys.stderr)
+        return []
+
+
+def _store_path(study: Any, given: str | None) -> str:
+    if given:
+        return given
+    if study.store:
+        return study.store
+    return os.path.join("results", study.name.replace("/", "-") + ".sqlite")
+
+
+# -- subcommands ------------------------------------------------------------------------------------
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .experiments import ResultStore, compare_study
+
+    study, skipped = compare_study(
+        topologies=args.topology, allocators=args.allocators, policies=args.policies, loads=args.loads,
+        replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0,
+    )
+    with ResultStore(args.store or ":memory:") as store:
+        executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"
+        print(f"topoalloc compare: {', '.join(e.description for e in study.experiments)}")
+        squares = " (square jobs for Buddy2D)" if any(a.name == "Buddy2D" for e in study.experiments
+                                                      for a in e.allocators) else ""
+        print(f"{_sizes_line(study)}; job sizes per seed 002 §4.1{squares}, exponential service with mean 5; "
+              f"± is the 95% confidence half-width; {executor_note}")
+        if skipped:
+            print("not run:")
+            for name, reason in skipped.items():
+                print(f"  {name}: {reason}")
+        stats = _run(study, store, args)
+        print()
+        summaries = _print_table(study, store, experiment_column=False)
+        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s"
+              + (f" ({stats.skipped} already in {args.store})" if stats.skipped else ""))
+        _write_out(summaries, args.out)
+        if args.plots:
+            for path in _figures(store, args.plots, study="compare"):
+                print(f"figure: {path}")
+    return 0
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from .experiments import load_study
+
+    study = load_study(args.config)
+    return study.with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
+                                loads=args.loads, seed=args.seed)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .experiments import ResultStore
+
+    study = _load(args)
+    path = _store_path(study, args.store)
+    with ResultStore(path) as store:
+        print(f"{study.name}: {study.description}".rstrip(": "))
+        for e in study.experiments:
+            if e.description:
+                print(f"  {e.name}: {e.description}")
+        print(f"{_sizes_line(study)}; ± is the 95% confidence half-width")
+        stats = _run(study, store, args)
+        print()
+        summaries = _print_table(study, store)
+        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s, {stats.skipped} already stored; results in {path}")
+        _write_out(summaries, args.out)
+        if not args.no_plots:
+            outdir = args.plots or (str(Path(path).parent) if path != ":memory:" else ".")
+            for fig in _figures(store, outdir, study=study.name):
+                print(f"figure: {fig}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .experiments import ResultStore
+
+    study = _load(args)
+    path = _store_path(study, args.store)
+    with ResultStore(path) as store:
+        stats = _run(study, store, args)
+        print(f"{study.name}: {stats.ran} simulations run in {stats.seconds:.1f} s, {stats.skipped} already stored, "
+              f"{len(store)} rows in {path}")
+        print(f"next: topoalloc plot {path}")
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .experiments import (
+        Component,
+        ResultStore,
+        TopologySpec,
+        aggregate,
+        canonical_allocator,
+        format_table,
+        read_trace,
+        run_points,
+        trace_points,
+    )
+    from .experiments import registry as reg
+    from .experiments.config import canonical_policy
+
+    trace = Path(args.trace)
+    if not trace.is_file():
+        raise _Error(f"no such trace file: {trace}")
+    if args.topology:
+        try:
+            topo = TopologySpec.parse(args.topology)
+        except ValueError as exc:
+            raise _Error(f"--topology: {exc}") from None
+    else:
+        raw = read_trace(trace)
+        size = raw.machine_size or max((j.size or 1 for j in raw), default=1)
+        topo = TopologySpec("flat", (int(size),))
+    default_alloc = {"flat": "FlatPool", "mesh": "FirstFit", "cube": "Buddy"}[topo.kind]
+    allocs = []
+    for a in args.allocators or [default_alloc]:
+        try:
+            name = canonical_allocator(a)
+        except reg.UnknownAllocatorError as exc:
+            raise _Error(f"--allocators: {exc}") from None
+        if reg.allocator_kind(name) != topo.kind:
+            raise _Error(f"--allocators: {name} runs on a {reg.allocator_kind(name)} topology, not {topo.label}")
+        allocs.append(Component(name))
+    pols = []
+    for p in args.policies:
+        try:
+            pols.append(canonical_policy(p))
+        except (KeyError, ValueError) as exc:
+            raise _Error(f"--policies: {exc}") from None
+    jobs = read_trace(trace, topo)
+    if not len(jobs):
+        raise _Error(f"{trace}: no job of the trace fits {topo.label} ({jobs.report})")
+    points = trace_points(trace, topo, allocs, pols, loads=args.loads, jobs=args.jobs, warmup=args.warmup)
+    print(f"replay on {topo.label}: {jobs.report}")
+    if args.loads:
+        print(f"arrivals rescaled to offered loads {', '.join(f'{x:g}' for x in args.loads)} "
+              f"(recorded: {jobs.offered_load(topo.size):.3g})")
+    with ResultStore(args.store or ":memory:") as store:
+        executor = _executor(args)
+        try:
+            stats = run_points([(p, 1) for p in points], store, executor, desc=trace.name, progress=_progress(args))
+        finally:
+            executor.close()
+        metrics = ("mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_bounded_slowdown")
+        summaries = aggregate(store.rows([points[0].experiment]), metrics, order=[p.point_id for p in points])
+        print(format_table(summaries, metrics, experiment_column=False))
+        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s")
+        _write_out(summaries, args.out, metrics)
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from .experiments import PlotSpec, ResultStore
+
+    path = Path(args.results)
+    if not path.is_file():
+        raise _Error(f"no such result store: {path}")
+    specs = None
+    if args.kind:
+        specs = [PlotSpec(kind=k, metric=args.metric, panels=args.panels, logy=args.logy or k == "fairness",
+                          load=args.load) for k in args.kind]
+    with ResultStore(path) as store:
+        if not len(store):
+            raise _Error(f"{path} holds no results")
+        try:
+            figs = _figures(store, args.out or path.parent, study=args.study, specs=specs, fmt=args.format,
+                            dpi=args.dpi)
+        except KeyError as exc:
+            raise _Error(str(exc.args[0])) from None
+    for f in figs:
+        print(f"figure: {f}")
+    if not figs:
+        print(f"topoalloc plot: no figure drawn from {path}", file=sys.stderr)
+    return 0 if figs else 1
+
+
+def _cmd_snapshot(args: argparse.Namespace) -> int:
+    from . import plots
+    from .experiments import TopologySpec, WorkloadSpec, canonical_allocator, make_allocator, record_occupancy
+    from .experiments import registry as reg
+
+    try:
+        topo = TopologySpec.parse(args.topology)
+        default = {"mesh": "FirstFit", "cube": "Buddy", "flat": "FlatPool"}[topo.kind]
+        name = canonical_allocator(args.allocator or default)
+    except (ValueError, KeyError) as exc:
+        raise _Error(str(exc)) from None
+    if reg.allocator_kind(name) != topo.kind:
+        raise _Error(f"--allocator: {name} runs on a {reg.allocator_kind(name)} topology, not {topo.label}")
+    if not args.load > 0:
+        raise _Error(f"--load must be > 0, got {args.load}")
+    workload = WorkloadSpec().resolve(topo, name).build(args.load, topo.size)
+    horizon = args.jobs / workload.arrival_rate
+    times = [horizon * (i + 1) / (args.count + 1) for i in range(args.count)]
+    allocator = make_allocator(name, topo.build())
+    result, snaps = record_occupancy(allocator, args.policy, workload, times=times, jobs=args.jobs, seed=args.seed)
+    title = f"{name} {args.policy} on {topo.label}, load {args.load:g}"
+    print(plots.save(plots.occupancy_figure(snaps, title=title), args.out))
+    if args.schedule:
+        print(plots.save(plots.schedule_figure(result, max_jobs=args.max_jobs, title=title), args.schedule))
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .experiments import ResultStore
+
+    if not Path(args.results).is_file():
+        raise _Error(f"no such result store: {args.results}")
+    with ResultStore(args.results) as store:
+        try:
+            n = store.export(args.out)
+        except (ValueError, ImportError) as exc:
+            raise _Error(str(exc)) from None
+    print(f"{n} rows written to {args.out}")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from . import policies
+    from .experiments import registry as reg
+
+    missing = reg.missing_allocators()
+    print("allocators (topology kind):")
+    for name in reg.allocator_names():
+        entry = reg._entry(name)
+        status = "  [not in this installation]" if name in missing else ""
+        print(f"  {name:<14} {entry.kind:<5} {entry.help}{status}")
+    print("\npolicies:")
+    desc = policies.describe()
+    for name in policies.names():
+        fam = name.split("-<")[0]
+        print(f"  {name:<26} {desc.get(fam, '')}")
+    print("\nworkload distributions:")
+    for role in ("sizes", "service", "speedup"):
+        print(f"  {role}: {', '.join(reg.distribution_names(role))}" + (", auto" if role == "sizes" else ""))
+    return 0
+
+
+_COMMANDS = {"compare": _cmd_compare, "run": _cmd_run, "sweep": _cmd_sweep, "replay": _cmd_replay,
+             "plot": _cmd_plot, "snapshot": _cmd_snapshot, "export": _cmd_export, "list": _cmd_list}
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``topoalloc`` console script."""
-    parser = argparse.ArgumentParser(prog="topoalloc", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"topoalloc {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("compare", help="compare allocators under FCFS with RSR folding")
-    args = parser.parse_args(argv)
-    if args.command == "compare":
-        print("topoalloc compare: the simulator is not built yet; allocators available:")
-        import topoalloc
+    """Entry point of the ``topoalloc`` console script; returns the exit status."""
+    from .experiments import ConfigError, TaskError, TraceSupportError
+    from .experiments.registry import AllocatorUnavailableError, UnknownAllocatorError
 
-        for name in topoalloc.__all__:
-            obj = getattr(topoalloc, name)
-            if isinstance(obj, type) and issubclass(obj, topoalloc.Allocator) and obj.recognition:
-                print(f"  {name}")
-    return 0
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except (_Error, ConfigError, UnknownAllocatorError, AllocatorUnavailableError, TraceSupportError) as exc:
+        print(f"topoalloc {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except TaskError as exc:
+        print(f"topoalloc {args.command}: a simulation failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        store = getattr(args, "store", None)
+        print(f"\ninterrupted; finished simulations are stored{f' in {store}' if store else ''}: "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,105 @@
+"""Experiments: sweeps of allocators x policies x loads x replications, run on local processes or a
+Dask cluster, stored in SQLite as they finish (resumable), summarised with confidence intervals.
+
+>>> from scheduling.experiments import compare_study, ResultStore, run_study, LocalExecutor, aggregate
+>>> study, missing = compare_study(allocators=["Buddy"], loads=[0.5], replications=2, jobs=300, warmup=30)
+>>> store = ResultStore(":memory:")
+>>> run_study(study, store, LocalExecutor(1), progress=False).ran
+4
+>>> [(s.policy, s.n) for s in aggregate(store.rows())]
+[('RSR-0', 2), ('RSR-1', 2)]
+"""
+
+from .config import (
+    METRICS,
+    Component,
+    ConfigError,
+    Experiment,
+    PlotSpec,
+    Point,
+    Study,
+    Target,
+    TopologySpec,
+    WorkloadSpec,
+    derive_seed,
+    load_study,
+    study_from_dict,
+)
+from .defaults import compare_study
+from .registry import (
+    AllocatorUnavailableError,
+    UnknownAllocatorError,
+    allocator_available,
+    allocator_class,
+    allocator_kind,
+    allocator_names,
+    canonical_allocator,
+    make_allocator,
+    missing_allocators,
+    register_allocator,
+)
+from .report import FairnessCurve, PointSummary, aggregate, fairness_curves, format_table
+from .runner import (
+    DaskExecutor,
+    LocalExecutor,
+    RunStats,
+    TaskError,
+    TraceSupportError,
+    make_executor,
+    read_trace,
+    replications_needed,
+    run_points,
+    run_study,
+    run_task,
+    trace_points,
+)
+from .snapshots import SnapshotPolicy, record_occupancy
+from .store import ResultStore, package_version
+
+__all__ = [
+    "METRICS",
+    "Component",
+    "ConfigError",
+    "Experiment",
+    "PlotSpec",
+    "Point",
+    "Study",
+    "Target",
+    "TopologySpec",
+    "WorkloadSpec",
+    "derive_seed",
+    "load_study",
+    "study_from_dict",
+    "compare_study",
+    "AllocatorUnavailableError",
+    "UnknownAllocatorError",
+    "allocator_available",
+    "allocator_class",
+    "allocator_kind",
+    "allocator_names",
+    "canonical_allocator",
+    "make_allocator",
+    "missing_allocators",
+    "register_allocator",
+    "FairnessCurve",
+    "PointSummary",
+    "aggregate",
+    "fairness_curves",
+    "format_table",
+    "DaskExecutor",
+    "LocalExecutor",
+    "RunStats",
+    "TaskError",
+    "TraceSupportError",
+    "make_executor",
+    "read_trace",
+    "replications_needed",
+    "run_points",
+    "run_study",
+    "run_task",
+    "trace_points",
+    "SnapshotPolicy",
+    "record_occupancy",
+    "ResultStore",
+    "package_version",
+]

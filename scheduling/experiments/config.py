@@ -1,0 +1,726 @@
+"""Experiment descriptions: dataclasses, TOML loading with precise errors, expansion into points.
+
+A **study** (one TOML file, or the embedded default of ``topoalloc compare``) holds one or more
+**experiments**; an experiment is the cross product ``allocators x policies x loads`` on one
+topology and workload, replicated. Each element of that product is a :class:`Point`; a point and a
+replication number make one simulation (a *task*).
+
+**Seeds.** A task's simulation seed is a hash of the experiment seed, the parts of the point that
+define the job stream (topology, resolved workload, load) and the replication number
+(:func:`derive_seed`). It therefore does not depend on the order, process or machine the task runs
+in, and -- by design -- not on the allocator or the policy: every allocator and policy at one load
+sees the same jobs in replication ``r`` (common random numbers, as the workloads are built for), so
+differences between curves are not sampling noise between job streams. Different loads and
+replications get independent streams.
+
+A TOML file looks like this (every key but ``topology``, ``allocators``, ``policies`` and
+``loads`` has a default)::
+
+    name = "seed002-fig2"
+    description = "Chang & Mohapatra Fig. 2: buddy on an 8-cube, RSR-t"
+    seed = 2
+    topology = "cube:8"                  # or "mesh:32x32", "flat:128", or a table {kind = "mesh", ...}
+    allocators = ["Buddy"]               # or tables {name = "GrayCode", codes = 2}
+    policies = ["RSR-0", "RSR-1", "RSR-3"]
+    loads = [0.2, 0.4, 0.6, 0.8]
+    jobs = 50500                         # completions per run ...
+    warmup = 500                         # ... of which the first arrivals are not counted
+    replications = 5                     # or a [target] table: metric, relative, min, max
+
+    [workload]                           # sizes "auto": MeshSides / Squares for Buddy2D / CubeDims(dim - 1)
+    sizes = "auto"
+    service = {name = "Exponential", mean = 5.0}
+
+    [[experiments]]                      # optional variants: each overrides the keys above
+    name = "normal"
+    workload = {sizes = "CubeDiscreteNormal"}
+
+    [[plots]]                            # figures `topoalloc run` / `topoalloc plot` draw
+    kind = "load"                        # "load", "utilization" or "fairness"
+    metric = "mean_turnaround"
+    panels = "experiment"                # one subplot per "experiment", "allocator", "policy" or "none"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import policies as _policies
+from . import registry
+
+__all__ = [
+    "ConfigError",
+    "METRICS",
+    "TopologySpec",
+    "Component",
+    "WorkloadSpec",
+    "Target",
+    "PlotSpec",
+    "Experiment",
+    "Study",
+    "Point",
+    "derive_seed",
+    "canonical_json",
+    "load_study",
+    "study_from_dict",
+    "canonical_policy",
+]
+
+#: Per-replication metrics (the keys of :meth:`SimulationResult.summary`, ``jobs`` stored as ``kept``).
+METRICS = (
+    "mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_folding_factor", "fraction_folded",
+    "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround", "p90_turnaround", "p99_turnaround",
+    "p90_slowdown",
+)
+
+
+class ConfigError(ValueError):
+    """A bad experiment description. The message names the file, the key and the allowed choices."""
+
+    def __init__(self, message: str, *, file: str | Path | None = None, key: str | None = None) -> None:
+        self.file = str(file) if file is not None else None
+        self.key = key
+        prefix = f"{self.file}: " if self.file else ""
+        if key:
+            prefix += f"key '{key}': "
+        super().__init__(prefix + message)
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no spaces: equal configurations give equal strings."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def derive_seed(experiment_seed: int, stream_key: Any, replication: int) -> int:
+    """A 63-bit simulation seed from the experiment seed, a JSON-able ``stream_key`` and the
+    replication (SHA-256 of their canonical JSON): stable across runs, machines and versions."""
+    text = canonical_json([int(experiment_seed), stream_key, int(replication)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+
+
+# -- topology ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class TopologySpec:
+    """``kind`` (``mesh``, ``cube`` or ``flat``) and its ``shape``: ``(width, height)``, ``(dim,)``
+    or ``(size,)``. :meth:`parse` reads ``"mesh:32x32"``, ``"cube:8"``, ``"flat:128"`` or a table.
+
+    >>> TopologySpec.parse("mesh:32x16").label, TopologySpec.parse({"kind": "hypercube", "dim": 8}).size
+    ('mesh:32x16', 256)
+    """
+
+    kind: str
+    shape: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        if self.kind == "mesh":
+            return f"mesh:{self.shape[0]}x{self.shape[1]}"
+        return f"{self.kind}:{self.shape[0]}"
+
+    @property
+    def size(self) -> int:
+        if self.kind == "mesh":
+            return self.shape[0] * self.shape[1]
+        if self.kind == "cube":
+            return 1 << self.shape[0]
+        return self.shape[0]
+
+    def build(self) -> Any:
+        """The :mod:`topologies` object."""
+        from topologies import Flat, Hypercube, Mesh
+
+        if self.kind == "mesh":
+            return Mesh(*self.shape)
+        if self.kind == "cube":
+            return Hypercube(self.shape[0])
+        return Flat(self.shape[0])
+
+    @classmethod
+    def parse(cls, value: Any) -> TopologySpec:
+        """From ``"mesh:WxH"`` / ``"mesh:N"`` (square) / ``"cube:D"`` / ``"hypercube:D"`` /
+        ``"flat:P"`` or a table ``{kind, width, height}`` / ``{kind, dim}`` / ``{kind, size}``;
+        :class:`ValueError` names the accepted forms."""
+        forms = "'mesh:WxH', 'cube:D' or 'flat:P' (or a table with kind and width/height, dim or size)"
+        if isinstance(value, TopologySpec):
+            return value
+        if isinstance(value, dict):
+            kind = str(value.get("kind", "")).lower()
+            kind = "cube" if kind == "hypercube" else kind
+            allowed = {"mesh": ("width", "height"), "cube": ("dim",), "flat": ("size",)}
+            if kind not in allowed:
+                raise ValueError(f"topology kind {value.get('kind')!r} unknown; choose from mesh, cube, flat")
+            extra = set(value) - {"kind", *allowed[kind]}
+            if extra:
+                raise ValueError(f"a {kind} topology has no {sorted(extra)[0]!r}; allowed: {', '.join(allowed[kind])}")
+            try:
+                shape = tuple(int(value[k]) for k in allowed[kind])
+            except KeyError as exc:
+                raise ValueError(f"a {kind} topology needs {exc.args[0]!r}") from None
+            return cls._checked(kind, shape, value)
+        if not isinstance(value, str) or ":" not in value:
+            raise ValueError(f"bad topology {value!r}; write {forms}")
+        kind, _, rest = value.strip().partition(":")
+        kind = kind.strip().lower()
+        kind = "cube" if kind == "hypercube" else kind
+        try:
+            if kind == "mesh":
+                parts = rest.lower().split("x")
+                shape = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else None
+                if shape is None:
+                    raise ValueError
+            elif kind in ("cube", "flat"):
+                shape = (int(rest),)
+            else:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"bad topology {value!r}; write {forms}") from None
+        return cls._checked(kind, shape, value)
+
+    @classmethod
+    def _checked(cls, kind: str, shape: tuple[int, ...], value: Any) -> TopologySpec:
+        low = 0 if kind == "cube" else 1
+        if any(s < low for s in shape):
+            raise ValueError(f"bad topology {value!r}: sizes must be >= {low}")
+        if kind == "cube" and shape[0] > 24:
+            raise ValueError(f"bad topology {value!r}: a hypercube has at most 24 dimensions")
+        return cls(kind, shape)
+
+
+# -- named components -------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Component:
+    """A name with keyword parameters: an allocator (``FirstFit``, ``{name = "GrayCode", codes =
+    2}``) or a distribution. ``label`` is ``Name`` or ``Name(k=v, ...)``."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, name: str, **params: Any) -> Component:
+        return cls(name, tuple(sorted((k, _freeze(v)) for k, v in params.items())))
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return {k: _thaw(v) for k, v in self.params}
+
+    @property
+    def label(self) -> str:
+        if not self.params:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={_thaw(v)!r}' for k, v in self.params)})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, **self.kwargs}
+
+    @classmethod
+    def from_json(cls, value: Any) -> Component:
+        if isinstance(value, Component):
+            return value
+        if isinstance(value, str):
+            return cls(value)
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            params = {k: v for k, v in value.items() if k != "name"}
+            return cls.of(value["name"], **params)
+        raise ValueError(f"expected a name or a table with 'name', got {value!r}")
+
+
+def _freeze(v: Any) -> Any:
+    return tuple(_freeze(x) for x in v) if isinstance(v, list | tuple) else v
+
+
+def _thaw(v: Any) -> Any:
+    return [_thaw(x) for x in v] if isinstance(v, tuple) else v
+
+
+# -- workload ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class WorkloadSpec:
+    """A synthetic workload: ``sizes`` (or ``auto``), ``service`` and ``speedup`` distributions.
+
+    ``sizes = auto`` resolves per topology and allocator, following seed 002 §4.1: sides uniform on
+    ``1..W`` and ``1..H`` (:class:`~scheduling.workloads.MeshSides`) on a mesh, squares with side
+    uniform on ``1..min(W, H)`` for the two-dimensional buddy, dimensions uniform on ``0..D-1`` on a
+    ``D``-cube (``CubeDims(D - 1)``: 0..7 on the 8-cube), counts uniform on ``1..P`` on a flat machine.
+    """
+
+    sizes: Component = Component("auto")
+    service: Component = Component.of("Exponential", mean=5.0)
+    speedup: Component = Component("Linear")
+
+    def resolve(self, topology: TopologySpec, allocator: str) -> WorkloadSpec:
+        """This workload with ``auto`` sizes made concrete for ``topology`` and ``allocator``."""
+        if self.sizes.name.lower() != "auto":
+            return self
+        if topology.kind == "mesh":
+            w, h = topology.shape
+            sizes = Component.of("Squares", max_side=min(w, h)) if allocator == "Buddy2D" else \
+                Component.of("MeshSides", max_w=w, max_h=h)
+        elif topology.kind == "cube":
+            sizes = Component.of("CubeDims", max_dim=max(topology.shape[0] - 1, 0))
+        else:
+            sizes = Component.of("UniformCount", low=1, high=topology.size)
+        return dataclasses.replace(self, sizes=sizes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
+
+    def build(self, load: float, machine_size: int) -> Any:
+        """The :class:`~scheduling.workloads.Synthetic` workload at ``load`` (sizes must be resolved)."""
+        from ..workloads import Synthetic
+
+        if self.sizes.name.lower() == "auto":
+            raise ValueError("resolve() the workload before building it: sizes are 'auto'")
+        return Synthetic(
+            registry.make_distribution(self.sizes.name, self.sizes.kwargs, "sizes"),
+            registry.make_distribution(self.service.name, self.service.kwargs, "service"),
+            load=load,
+            machine_size=machine_size,
+            speedup=registry.make_distribution(self.speedup.name, self.speedup.kwargs, "speedup"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Replicate until the 95% half-width of ``metric`` is at most ``relative`` of its mean (the
+    seeds use 5%), with at least ``min_runs`` and at most ``max_runs`` replications."""
+
+    metric: str = "mean_turnaround"
+    relative: float = 0.05
+    min_runs: int = 3
+    max_runs: int = 30
+
+
+PLOT_KINDS = ("load", "utilization", "fairness")
+PANELS = ("experiment", "allocator", "policy", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class PlotSpec:
+    """A figure: ``kind`` ``load`` (``metric`` vs load), ``utilization`` (utilisation and S_e vs
+    load) or ``fairness`` (mean turnaround by requested size at ``load``); one subplot per value of
+    ``panels``; log y axis with ``logy``; written to ``file`` (default ``<study>-<kind>.png``)."""
+
+    kind: str = "load"
+    metric: str = "mean_turnaround"
+    panels: str = "experiment"
+    logy: bool = False
+    load: float | None = None
+    file: str | None = None
+    title: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+# -- experiments and points -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Point:
+    """One configuration at one load: what a row of results is for (with a replication number).
+
+    ``workload`` is the resolved workload's JSON (or a trace's description for replays) and
+    ``load`` is ``None`` for traces. :attr:`point_id` is a digest of :meth:`config`."""
+
+    experiment: str
+    topology: TopologySpec
+    allocator: Component
+    policy: str
+    workload: dict[str, Any]
+    load: float | None
+    jobs: int | None
+    warmup: int
+    seed: int
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "experiment": self.experiment, "topology": self.topology.label, "allocator": self.allocator.to_json(),
+            "policy": self.policy, "workload": self.workload, "load": self.load, "jobs": self.jobs,
+            "warmup": self.warmup, "seed": self.seed,
+        }
+
+    @property
+    def point_id(self) -> str:
+        return hashlib.sha256(canonical_json(self.config()).encode()).hexdigest()[:20]
+
+    def stream_key(self) -> dict[str, Any]:
+        """What the job stream depends on (not the allocator or policy: common random numbers)."""
+        return {"topology": self.topology.label, "workload": self.workload, "load": self.load}
+
+    def sim_seed(self, replication: int) -> int:
+        return derive_seed(self.seed, self.stream_key(), replication)
+
+    def task(self, replication: int) -> dict[str, Any]:
+        """The picklable description of replication ``replication`` a worker runs."""
+        return {"point": self.config(), "point_id": self.point_id, "replication": int(replication),
+                "sim_seed": self.sim_seed(replication)}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """``allocators x policies x loads`` on ``topology`` with ``workload``; each point simulated
+    until ``jobs`` completions with the first ``warmup`` arrivals discarded, ``replications`` times
+    (or adaptively to ``target``)."""
+
+    name: str
+    topology: TopologySpec
+    allocators: tuple[Component, ...]
+    policies: tuple[str, ...]
+    loads: tuple[float, ...]
+    workload: WorkloadSpec = field(default_factory=WorkloadSpec)
+    jobs: int = 2000
+    warmup: int = 200
+    replications: int = 3
+    target: Target | None = None
+    seed: int = 0
+    description: str = ""
+
+    def points(self) -> list[Point]:
+        """The points, allocator-major then policy then load."""
+        out = []
+        for alloc in self.allocators:
+            work = self.workload.resolve(self.topology, alloc.name).to_json()
+            for pol in self.policies:
+                for load in self.loads:
+                    out.append(Point(self.name, self.topology, alloc, pol, work, float(load), self.jobs,
+                                     self.warmup, self.seed))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "topology": self.topology.label, "allocators": [a.to_json() for a in self.allocators],
+            "policies": list(self.policies), "loads": list(self.loads), "workload": self.workload.to_json(),
+            "jobs": self.jobs, "warmup": self.warmup, "replications": self.replications,
+            "target": dataclasses.asdict(self.target) if self.target else None, "seed": self.seed,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class Study:
+    """What one configuration file (or ``topoalloc compare``) describes: experiments and figures."""
+
+    name: str
+    experiments: tuple[Experiment, ...]
+    plots: tuple[PlotSpec, ...] = ()
+    description: str = ""
+    store: str | None = None
+    source: str | None = None
+
+    def points(self) -> list[Point]:
+        return [p for e in self.experiments for p in e.points()]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "source": self.source,
+                "experiments": [e.to_json() for e in self.experiments], "plots": [p.to_json() for p in self.plots]}
+
+    def with_overrides(self, **overrides: Any) -> Study:
+        """Every experiment with the given fields replaced (``None`` values are ignored); a bad
+        value raises :class:`ConfigError` naming the option."""
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        if not clean:
+            return self
+        for k, v in clean.items():
+            _validate_field(k, v, file=None, key=f"--{k}")
+        if "loads" in clean:
+            clean["loads"] = tuple(float(x) for x in clean["loads"])
+        if "replications" in clean:
+            clean["target"] = None
+        exps = []
+        for e in self.experiments:
+            new = dataclasses.replace(e, **clean)
+            if new.warmup >= new.jobs:
+                raise ConfigError(f"warmup ({new.warmup}) must be smaller than jobs ({new.jobs})", key="--warmup")
+            exps.append(new)
+        return dataclasses.replace(self, experiments=tuple(exps))
+
+
+def canonical_policy(name: str) -> str:
+    """``name`` validated by the policy registry and spelled as the registry spells the family,
+    keeping the parameter as written (``"rsr-0"`` -> ``"RSR-0"``, though that policy calls itself
+    ``FCFS``), so tables and stored rows show what the user asked for."""
+    policy = _policies.get(name)
+    text = name.strip()
+    families = {n.split("-<")[0].upper(): n.split("-<")[0] for n in _policies.names()}
+    if text.upper() in families:
+        return families[text.upper()]
+    m = re.match(r"^(?P<family>.+?)(?P<sep>[-/])(?P<value>\d+(?:\.\d+)?)$", text)
+    if m and m.group("family").upper() in families:
+        return f"{families[m.group('family').upper()]}{m.group('sep')}{m.group('value')}"
+    return policy.name
+
+
+# -- loading ----------------------------------------------------------------------------------------
+_TOP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
+             "warmup", "replications", "target", "experiments", "plots", "store")
+_EXP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
+             "warmup", "replications", "target")
+_WORKLOAD_KEYS = ("sizes", "service", "speedup")
+_TARGET_KEYS = ("metric", "relative", "min", "max")
+_PLOT_KEYS = ("kind", "metric", "panels", "logy", "load", "file", "title")
+
+
+def load_study(path: str | Path) -> Study:
+    """Read a TOML experiment file; :class:`ConfigError` for unreadable TOML, unknown keys, names
+    or bad values, naming the file, the key and the allowed choices."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError("no such file", file=path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", file=path) from None
+    return study_from_dict(data, file=path, default_name=path.stem)
+
+
+def _unknown_keys(table: dict, allowed: Iterable[str], *, file: Any, where: str) -> None:
+    allowed = tuple(allowed)
+    for k in table:
+        if k not in allowed:
+            key = f"{where}.{k}" if where else k
+            raise ConfigError(f"unknown key; allowed: {', '.join(allowed)}", file=file, key=key)
+
+
+def _validate_field(name: str, value: Any, *, file: Any, key: str) -> None:
+    def bad(msg: str) -> ConfigError:
+        return ConfigError(msg, file=file, key=key)
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if name == "jobs" and not (is_int(value) and value >= 1):
+        raise bad(f"must be a positive integer, got {value!r}")
+    if name == "warmup" and not (is_int(value) and value >= 0):
+        raise bad(f"must be an integer >= 0, got {value!r}")
+    if name == "replications" and not (is_int(value) and value >= 1):
+        raise bad(f"must be a positive integer, got {value!r}")
+    if name == "seed" and not (is_int(value) and value >= 0):
+        raise bad(f"must be an integer >= 0, got {value!r}")
+    if name == "loads":
+        vals = value if isinstance(value, list | tuple) else None
+        if not vals or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+                               and math.isfinite(v) for v in vals):
+            raise bad(f"must be a non-empty list of loads > 0, got {value!r}")
+
+
+def _component_list(value: Any, *, file: Any, key: str) -> list[Component]:
+    if isinstance(value, str | dict):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"must be a non-empty list, got {value!r}", file=file, key=key)
+    out = []
+    for i, v in enumerate(value):
+        try:
+            out.append(Component.from_json(v))
+        except ValueError as exc:
+            raise ConfigError(str(exc), file=file, key=f"{key}[{i}]") from None
+    return out
+
+
+def _allocators(value: Any, topo: TopologySpec, *, file: Any, key: str) -> tuple[Component, ...]:
+    out = []
+    for i, comp in enumerate(_component_list(value, file=file, key=key)):
+        k = f"{key}[{i}]"
+        try:
+            name = registry.canonical_allocator(comp.name)
+        except registry.UnknownAllocatorError:
+            raise ConfigError(f"unknown allocator {comp.name!r}; choose from {', '.join(registry.allocator_names())}",
+                              file=file, key=k) from None
+        kind = registry.allocator_kind(name)
+        if kind != topo.kind:
+            same = ", ".join(registry.allocator_names(topo.kind))
+            raise ConfigError(f"{name} runs on a {kind} topology, not on {topo.label}; for a {topo.kind} choose "
+                              f"from {same}", file=file, key=k)
+        try:
+            registry.allocator_class(name)
+        except registry.AllocatorUnavailableError as exc:
+            raise ConfigError(str(exc), file=file, key=k) from None
+        out.append(Component(name, comp.params))
+    return tuple(out)
+
+
+def _policy_list(value: Any, *, file: Any, key: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"must be a non-empty list of policy names, got {value!r}", file=file, key=key)
+    out = []
+    for i, v in enumerate(value):
+        try:
+            out.append(canonical_policy(v))
+        except _policies.UnknownPolicyError:
+            raise ConfigError(f"unknown policy {v!r}; choose from {', '.join(_policies.names())}",
+                              file=file, key=f"{key}[{i}]") from None
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(str(exc), file=file, key=f"{key}[{i}]") from None
+    return tuple(out)
+
+
+def _workload(value: Any, *, file: Any, key: str) -> WorkloadSpec:
+    if not isinstance(value, dict):
+        raise ConfigError(f"must be a table with {', '.join(_WORKLOAD_KEYS)}, got {value!r}", file=file, key=key)
+    _unknown_keys(value, _WORKLOAD_KEYS, file=file, where=key)
+    spec = WorkloadSpec()
+    for role in _WORKLOAD_KEYS:
+        if role not in value:
+            continue
+        k = f"{key}.{role}"
+        try:
+            comp = Component.from_json(value[role])
+        except ValueError as exc:
+            raise ConfigError(str(exc), file=file, key=k) from None
+        if role == "sizes" and comp.name.lower() == "auto":
+            if comp.params:
+                raise ConfigError("'auto' sizes take no parameters", file=file, key=k)
+            spec = dataclasses.replace(spec, sizes=Component("auto"))
+            continue
+        try:
+            registry.make_distribution(comp.name, comp.kwargs, role)
+            name = next(n for n in registry.distribution_names(role) if n.lower() == comp.name.lower())
+        except registry.UnknownDistributionError:
+            extra = ", auto" if role == "sizes" else ""
+            raise ConfigError(f"unknown {role} distribution {comp.name!r}; choose from "
+                              f"{', '.join(registry.distribution_names(role))}{extra}", file=file, key=k) from None
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(str(exc), file=file, key=k) from None
+        spec = dataclasses.replace(spec, **{role: Component(name, comp.params)})
+    return spec
+
+
+def _target(value: Any, *, file: Any, key: str) -> Target:
+    if not isinstance(value, dict):
+        raise ConfigError(f"must be a table with {', '.join(_TARGET_KEYS)}", file=file, key=key)
+    _unknown_keys(value, _TARGET_KEYS, file=file, where=key)
+    t = Target(value.get("metric", "mean_turnaround"), value.get("relative", 0.05), value.get("min", 3),
+               value.get("max", 30))
+    if t.metric not in METRICS:
+        raise ConfigError(f"unknown metric {t.metric!r}; choose from {', '.join(METRICS)}", file=file,
+                          key=f"{key}.metric")
+    if not isinstance(t.relative, int | float) or not t.relative > 0:
+        raise ConfigError(f"must be a number > 0, got {t.relative!r}", file=file, key=f"{key}.relative")
+    if not isinstance(t.min_runs, int) or t.min_runs < 2:
+        raise ConfigError(f"must be an integer >= 2, got {t.min_runs!r}", file=file, key=f"{key}.min")
+    if not isinstance(t.max_runs, int) or t.max_runs < t.min_runs:
+        raise ConfigError(f"must be an integer >= min ({t.min_runs}), got {t.max_runs!r}", file=file,
+                          key=f"{key}.max")
+    return dataclasses.replace(t, relative=float(t.relative))
+
+
+def _plots(value: Any, *, file: Any) -> tuple[PlotSpec, ...]:
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise ConfigError("must be an array of tables ([[plots]])", file=file, key="plots")
+    out = []
+    for i, p in enumerate(value):
+        key = f"plots[{i}]"
+        if not isinstance(p, dict):
+            raise ConfigError("must be a table", file=file, key=key)
+        _unknown_keys(p, _PLOT_KEYS, file=file, where=key)
+        spec = PlotSpec(**p)
+        if spec.kind not in PLOT_KINDS:
+            raise ConfigError(f"unknown plot kind {spec.kind!r}; choose from {', '.join(PLOT_KINDS)}", file=file,
+                              key=f"{key}.kind")
+        if spec.metric not in METRICS:
+            raise ConfigError(f"unknown metric {spec.metric!r}; choose from {', '.join(METRICS)}", file=file,
+                              key=f"{key}.metric")
+        if spec.panels not in PANELS:
+            raise ConfigError(f"unknown panels {spec.panels!r}; choose from {', '.join(PANELS)}", file=file,
+                              key=f"{key}.panels")
+        if not isinstance(spec.logy, bool):
+            raise ConfigError(f"must be true or false, got {spec.logy!r}", file=file, key=f"{key}.logy")
+        for text_key in ("file", "title"):
+            if getattr(spec, text_key) is not None and not isinstance(getattr(spec, text_key), str):
+                raise ConfigError("must be a string", file=file, key=f"{key}.{text_key}")
+        if spec.load is not None and (not isinstance(spec.load, int | float) or spec.load <= 0):
+            raise ConfigError(f"must be a load > 0, got {spec.load!r}", file=file, key=f"{key}.load")
+        out.append(spec)
+    return tuple(out)
+
+
+def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[str] | None = None) -> Experiment:
+    own = set(table) if own is None else set(own)
+
+    def key(k: str) -> str:  # report a value where it was written: the variant or the top level
+        return f"{where}{k}" if k in own else k
+
+    for required in ("topology", "allocators", "policies", "loads"):
+        if required not in table:
+            raise ConfigError("missing (required)", file=file, key=key(required))
+    try:
+        topo = TopologySpec.parse(table["topology"])
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=file, key=key("topology")) from None
+    allocators = _allocators(table["allocators"], topo, file=file, key=key("allocators"))
+    pols = _policy_list(table["policies"], file=file, key=key("policies"))
+    loads = table["loads"]
+    if isinstance(loads, int | float) and not isinstance(loads, bool):
+        loads = [loads]
+    for f in ("loads", "jobs", "warmup", "replications", "seed"):
+        if f in table:
+            _validate_field(f, loads if f == "loads" else table[f], file=file, key=key(f))
+    jobs = table.get("jobs", 2000)
+    warmup = table.get("warmup", min(200, jobs // 10))
+    if warmup >= jobs:
+        raise ConfigError(f"warmup ({warmup}) must be smaller than jobs ({jobs})", file=file, key=key("warmup"))
+    workload = _workload(table.get("workload", {}), file=file, key=key("workload"))
+    target = _target(table["target"], file=file, key=key("target")) if "target" in table else None
+    if target is not None and "replications" in table:
+        raise ConfigError("give either replications or [target], not both", file=file, key=key("target"))
+    desc = table.get("description", "")
+    if not isinstance(desc, str):
+        raise ConfigError("must be a string", file=file, key=key("description"))
+    return Experiment(name, topo, allocators, pols, tuple(float(x) for x in loads), workload, jobs, warmup,
+                      table.get("replications", 3), target, table.get("seed", 0), desc)
+
+
+def study_from_dict(data: dict, *, file: Any = None, default_name: str = "study") -> Study:
+    """Build a :class:`Study` from a parsed TOML table (see the module docstring)."""
+    _unknown_keys(data, _TOP_KEYS, file=file, where="")
+    name = data.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"must be a non-empty string, got {name!r}", file=file, key="name")
+    variants = data.get("experiments")
+    base = {k: v for k, v in data.items() if k in _EXP_KEYS and k not in ("name", "description")}
+    if variants is None and "description" in data:
+        base["description"] = data["description"]
+    exps = []
+    if variants is None:
+        exps.append(_experiment(base, name, file=file, where="", own=()))
+    else:
+        if not isinstance(variants, list) or not variants:
+            raise ConfigError("must be a non-empty array of tables ([[experiments]])", file=file, key="experiments")
+        seen = set()
+        for i, var in enumerate(variants):
+            where = f"experiments[{i}]."
+            if not isinstance(var, dict):
+                raise ConfigError("must be a table", file=file, key=f"experiments[{i}]")
+            _unknown_keys(var, _EXP_KEYS, file=file, where=f"experiments[{i}]")
+            vname = var.get("name", str(i))
+            if not isinstance(vname, str) or vname in seen:
+                raise ConfigError(f"needs a unique string name, got {vname!r}", file=file, key=f"{where}name")
+            seen.add(vname)
+            merged = {**base, **{k: v for k, v in var.items() if k != "name"}}
+            # a variant's own replication rule replaces the top level's
+            if "replications" in var and "target" not in var:
+                merged.pop("target", None)
+            elif "target" in var and "replications" not in var:
+                merged.pop("replications", None)
+            if isinstance(base.get("workload"), dict) and isinstance(var.get("workload"), dict):
+                merged["workload"] = {**base["workload"], **var["workload"]}
+            exps.append(_experiment(merged, f"{name}/{vname}", file=file, where=where, own=var))
+    plots = _plots(data["plots"], file=file) if "plots" in data else ()
+    store = data.get("store")
+    if store is not None and not isinstance(store, str):
+        raise ConfigError("must be a path string", file=file, key="store")
+    desc = data.get("description", "")
+    return Study(name, tuple(exps), plots, desc if isinstance(desc, str) else "", store,
+                 str(file) if file is not None else None)

@@ -1,0 +1,213 @@
+"""The ``topoalloc`` command line, called in-process through ``main(argv)``."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scheduling.cli import build_parser, main
+from scheduling.experiments import ResultStore, load_study, package_version
+from scheduling.experiments import registry as reg
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.toml"))
+SMALL = ["--jobs", "120", "--warmup", "10", "--workers", "1", "--no-progress"]
+
+
+def table_lines(out: str) -> list[str]:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("---") or line.startswith("----"))
+    body = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        body.append(line)
+    return body
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"topoalloc {package_version()}"
+
+
+def test_every_subcommand_help_shows_an_example():
+    parser = build_parser()
+    subs = parser._subparsers._group_actions[0].choices
+    assert set(subs) == {"compare", "run", "sweep", "replay", "plot", "snapshot", "export", "list"}
+    for name, sub in subs.items():
+        text = sub.format_help()
+        assert "example:" in text and f"topoalloc {name}" in text, name
+
+
+def test_console_script_is_installed():
+    exe = shutil.which("topoalloc")
+    if exe is None:
+        pytest.skip("the topoalloc console script is not on PATH (package not installed)")
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("topoalloc ")
+
+
+def test_compare_small(tmp_path, capsys):
+    out_csv = tmp_path / "table.csv"
+    code = main(["compare", "--allocators", "Buddy,FreeList", "--topology", "cube:5", "--loads", "0.4,0.7",
+                 "--replications", "2", *SMALL, "--out", str(out_csv)])
+    assert code == 0
+    captured = capsys.readouterr()
+    out = captured.out
+    assert captured.err == ""  # no progress bar when stderr is not a terminal
+    assert "120 jobs per run (first 10 discarded), 2 replications, seed 0" in out
+    rows = table_lines(out)
+    assert len(rows) == 2 * 2 * 2
+    assert all("cube:5" in r and "±" in r for r in rows)
+    assert {r.split()[1] for r in rows} == {"Buddy", "FreeList"} and {r.split()[2] for r in rows} == {"RSR-0", "RSR-1"}
+    with open(out_csv) as fh:
+        written = list(csv.DictReader(fh))
+    assert len(written) == 8 and float(written[0]["utilization_mean"]) > 0
+    assert written[0]["replications"] == "2"
+
+
+def test_compare_store_resumes(tmp_path, capsys):
+    store = tmp_path / "c.sqlite"
+    args = ["compare", "--allocators", "Buddy", "--topology", "cube:4", "--loads", "0.5", "--replications", "2",
+            *SMALL, "--store", str(store)]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert main(args) == 0
+    second = capsys.readouterr().out
+    assert "0 simulations" in second and "4 already in" in second
+    assert table_lines(first) == table_lines(second)
+    assert len(ResultStore(store)) == 4
+
+
+def test_compare_reports_bad_names(capsys):
+    assert main(["compare", "--allocators", "Nonesuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown allocator 'Nonesuch'" in err and "FirstFit" in err
+    assert main(["compare", "--policies", "RSR-0,Bogus"]) == 2
+    assert "unknown policy 'Bogus'" in capsys.readouterr().err
+    assert main(["compare", "--topology", "cube:4", "--allocators", "FirstFit"]) == 2
+    assert "FirstFit runs on a mesh topology" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["compare", "--loads", "0.5,-1"])
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_examples_load_and_use_available_allocators(path):
+    study = load_study(path)
+    assert study.description and study.plots
+    for exp in study.experiments:
+        for alloc in exp.allocators:
+            assert reg.allocator_available(alloc.name)
+        assert exp.jobs == 50500 and exp.warmup == 500  # seed 002 §4.1
+
+
+def test_run_example_reduced(tmp_path, capsys):
+    example = next(p for p in EXAMPLES if "fig5" in p.name)
+    store = tmp_path / "fig5.sqlite"
+    args = ["run", str(example), "--replications", "2", *SMALL, "--store", str(store), "--plots", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Seed 002 Fig. 5" in out
+    rows = table_lines(out)
+    assert len(rows) == 6 and {r.split()[0] for r in rows} == {"seed002-fig5/a", "seed002-fig5/b"}
+    assert (tmp_path / "seed002-fig5.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(args + ["--no-plots"]) == 0
+    assert "0 simulations" in capsys.readouterr().out
+
+
+def test_every_example_runs_reduced(tmp_path, capsys):
+    for example in EXAMPLES:
+        store = tmp_path / f"{example.stem}.sqlite"
+        code = main(["sweep", str(example), "--loads", "0.5", "--replications", "1", "--jobs", "60", "--warmup", "5",
+                     "--workers", "1", "--no-progress", "--store", str(store)])
+        assert code == 0, example
+        study = load_study(example)
+        expected = sum(len(e.allocators) * len(e.policies) for e in study.experiments)
+        assert len(ResultStore(store)) == expected
+    assert "next: topoalloc plot" in capsys.readouterr().out
+
+
+def test_run_reports_config_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('topology = "mesh:8x8"\nallocators = ["FirstFit"]\npolicies = ["FCFS"]\nloads = [0.5]\n'
+                   'workload = { sizes = "Bananas" }\n')
+    assert main(["run", str(bad), "--store", str(tmp_path / "x.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.toml" in err and "key 'workload.sizes'" in err and "MeshSides" in err
+
+
+def test_sweep_plot_export(tmp_path, capsys):
+    example = next(p for p in EXAMPLES if "fig2" in p.name)
+    store = tmp_path / "fig2.sqlite"
+    assert main(["sweep", str(example), "--loads", "0.3,0.6", "--replications", "2", "--jobs", "80", "--warmup", "5",
+                 "--workers", "1", "--no-progress", "--store", str(store)]) == 0
+    capsys.readouterr()
+    figs = tmp_path / "figs"
+    assert main(["plot", str(store), "--out", str(figs), "--dpi", "30"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(p.name for p in figs.iterdir()) == ["seed002-fig2-utilization.png", "seed002-fig2.png"]
+    assert out.count("figure:") == 2
+    assert main(["plot", str(store), "--out", str(figs), "--kind", "fairness", "--load", "0.6", "--dpi", "30"]) == 0
+    assert (figs / "seed002-fig2-fairness.png").exists()
+    out_csv = tmp_path / "rows.csv"
+    assert main(["export", str(store), str(out_csv)]) == 0
+    with open(out_csv) as fh:
+        assert len(list(csv.DictReader(fh))) == 2 * 5 * 2 * 2  # variants x policies x loads x replications
+    assert main(["plot", str(tmp_path / "missing.sqlite")]) == 2
+    assert main(["export", str(store), str(tmp_path / "rows.json")]) == 2
+
+
+SWF = """; Version: 2.2
+; MaxProcs: 16
+    1    0   -1   100   4   -1   -1   4   200   -1   1   1   -1   -1   -1   -1   -1   -1
+    2   10   -1    50  16   -1   -1  16   100   -1   1   1   -1   -1   -1   -1   -1   -1
+    3   20   -1    30   2   -1   -1   2    60   -1   1   1   -1   -1   -1   -1   -1   -1
+    4   25   -1    40   8   -1   -1   8    80   -1   1   1   -1   -1   -1   -1   -1   -1
+    5   30   -1    10   1   -1   -1   1    20   -1   1   1   -1   -1   -1   -1   -1   -1
+    6   90   -1    20  32   -1   -1  32    20   -1   1   1   -1   -1   -1   -1   -1   -1
+"""
+
+
+def test_replay_a_tiny_trace(tmp_path, capsys):
+    pytest.importorskip("scheduling.workloads.swf", reason="replay needs the SWF reader")
+    trace = tmp_path / "tiny.swf"
+    trace.write_text(SWF)
+    assert main(["replay", str(trace), "--policies", "FCFS,RSR-1", "--topology", "cube:4", "--allocators", "Buddy",
+                 "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "5 jobs kept" in out and "too large" in out  # the 32-processor job does not fit 16
+    rows = table_lines(out)
+    assert len(rows) == 2 and all(r.split()[3] == "trace" for r in rows)
+    # FCFS: job 2 (16 procs) waits for job 1 (ends at 100); the others queue behind it
+    fcfs = next(r for r in rows if "FCFS" in r)
+    assert float(fcfs.split()[6]) > 0  # mean wait
+    assert main(["replay", str(trace), "--loads", "0.5", "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "flat:16" in out and "rescaled" in out
+    assert main(["replay", str(tmp_path / "none.swf")]) == 2
+
+
+def test_snapshot_pictures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    occ, sched = tmp_path / "occ.png", tmp_path / "sched.png"
+    assert main(["snapshot", "--topology", "mesh:8x8", "--allocator", "FrameSliding", "--jobs", "40", "--count", "3",
+                 "--out", str(occ), "--schedule", str(sched)]) == 0
+    assert occ.read_bytes()[:4] == b"\x89PNG" and sched.read_bytes()[:4] == b"\x89PNG"
+    assert main(["snapshot", "--topology", "cube:4", "--allocator", "FirstFit"]) == 2
+    assert "runs on a mesh" in capsys.readouterr().err
+
+
+def test_list_names_every_allocator_and_marks_missing(monkeypatch, capsys):
+    monkeypatch.setattr(reg, "_ALLOCATORS", dict(reg._ALLOCATORS))
+    reg.register_allocator("Phantom", "mesh", modules=("no_such_module_here",))
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in reg.allocator_names():
+        assert name in out
+    assert "Phantom" in out and "[not in this installation]" in out.split("Phantom", 1)[1].splitlines()[0]
+    assert "RSR-<int>" in out and "MeshSides" in out

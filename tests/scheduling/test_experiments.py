@@ -1,0 +1,317 @@
+"""Experiment descriptions, seeds, the allocator registry and sweeps (scheduling.experiments)."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import pytest
+
+from scheduling import simulate
+from scheduling.experiments import (
+    Component,
+    ConfigError,
+    LocalExecutor,
+    ResultStore,
+    Target,
+    TopologySpec,
+    WorkloadSpec,
+    aggregate,
+    compare_study,
+    fairness_curves,
+    format_table,
+    load_study,
+    registry,
+    replications_needed,
+    run_study,
+    run_task,
+    study_from_dict,
+)
+from scheduling.experiments import defaults as compare_defaults
+from scheduling.metrics import confidence_interval
+
+TINY = {
+    "name": "tiny",
+    "topology": "cube:5",
+    "allocators": ["Buddy"],
+    "policies": ["RSR-0", "RSR-1"],
+    "loads": [0.4, 0.7],
+    "jobs": 150,
+    "warmup": 15,
+    "replications": 2,
+    "seed": 7,
+}
+
+
+def write(tmp_path, text, name="exp.toml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# -- topology and components ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, kind, shape",
+    [("mesh:32x16", "mesh", (32, 16)), ("mesh:8", "mesh", (8, 8)), ("cube:8", "cube", (8,)),
+     ("hypercube:3", "cube", (3,)), ("flat:320", "flat", (320,)),
+     ({"kind": "mesh", "width": 4, "height": 2}, "mesh", (4, 2))],
+)
+def test_topology_forms(text, kind, shape):
+    spec = TopologySpec.parse(text)
+    assert (spec.kind, spec.shape) == (kind, shape)
+    assert spec.build().size == spec.size
+    assert TopologySpec.parse(spec.label) == spec
+
+
+@pytest.mark.parametrize("bad", ["torus:4", "mesh:axb", "cube:-1", "mesh:0x4", "cube:30", 8,
+                                 {"kind": "cube", "size": 3}, {"kind": "mesh", "width": 4}])
+def test_topology_errors_name_the_value(bad):
+    with pytest.raises(ValueError, match="topology|has no|needs"):
+        TopologySpec.parse(bad)
+
+
+def test_component_label_and_json_round_trip():
+    c = Component.from_json({"name": "GrayCode", "codes": 2})
+    assert c.label == "GrayCode(codes=2)"
+    assert Component.from_json(c.to_json()) == c
+    assert Component.from_json("Buddy").label == "Buddy"
+
+
+# -- TOML loading and its errors --------------------------------------------------------------------
+def test_load_study_with_variants(tmp_path):
+    path = write(tmp_path, """
+        name = "v"
+        topology = "cube:4"
+        allocators = ["buddy"]
+        policies = ["rsr-1", "limit-2"]
+        loads = [0.3, 0.5]
+        jobs = 100
+        warmup = 10
+        [workload]
+        service = { name = "TruncatedNormal", mu = 5.0, sd = 2.0 }
+        [[experiments]]
+        name = "uniform"
+        [[experiments]]
+        name = "normal"
+        workload = { sizes = { name = "CubeDims", max_dim = 3, probs = [0.1, 0.4, 0.4, 0.1] } }
+        loads = [0.6]
+        [[plots]]
+        kind = "fairness"
+        logy = true
+    """)
+    study = load_study(path)
+    assert [e.name for e in study.experiments] == ["v/uniform", "v/normal"]
+    uni, norm = study.experiments
+    assert uni.policies == ("RSR-1", "Limit-2")  # canonical spelling of the registry
+    assert [a.name for a in uni.allocators] == ["Buddy"]
+    assert norm.loads == (0.6,) and uni.loads == (0.3, 0.5)
+    assert norm.workload.service.name == "TruncatedNormal"  # inherited from the top level
+    assert norm.workload.sizes.kwargs["probs"] == [0.1, 0.4, 0.4, 0.1]
+    assert len(uni.points()) == 1 * 2 * 2 and len(norm.points()) == 2
+    assert study.plots[0].kind == "fairness" and study.plots[0].logy
+
+
+@pytest.mark.parametrize(
+    "text, key, fragment",
+    [
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\ncolour = 1', "colour",
+         "allowed: name, description"),
+        ('topology = "cube:4"\nallocators = ["Buddy", "Bogus"]\npolicies = ["FCFS"]\nloads = [0.5]',
+         "allocators[1]", "choose from Buddy2D"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["RSR-1", "NOPE"]\nloads = [0.5]',
+         "policies[1]", "choose from"),
+        ('topology = "cube:4"\nallocators = ["FirstFit"]\npolicies = ["FCFS"]\nloads = [0.5]', "allocators[0]",
+         "for a cube choose from Buddy"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5, -1]', "loads", "> 0"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\njobs = 10\nwarmup = 10',
+         "warmup", "smaller than jobs"),
+        ('topology = "ring:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]', "topology",
+         "mesh:WxH"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\n'
+         '[workload]\nservice = { name = "Exponential", mena = 5 }', "workload.service", "allowed: mean"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\n'
+         '[workload]\nsizes = "Gaussian"', "workload.sizes", "choose from MeshSides"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\n'
+         '[target]\nmetric = "speed"', "target.metric", "choose from mean_turnaround"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\n'
+         '[[plots]]\nkind = "pie"', "plots[0].kind", "choose from load, utilization, fairness"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\n', "loads", "missing"),
+        ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5]\n'
+         '[[experiments]]\nname = "x"\npolicies = ["Zap"]', "experiments[0].policies[0]", "unknown policy 'Zap'"),
+    ],
+)
+def test_config_errors_name_file_key_and_choices(tmp_path, text, key, fragment):
+    path = write(tmp_path, text, "bad.toml")
+    with pytest.raises(ConfigError) as info:
+        load_study(path)
+    msg = str(info.value)
+    assert "bad.toml" in msg and f"key '{key}'" in msg and fragment in msg, msg
+    assert info.value.key == key
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    path = write(tmp_path, 'topology = "cube:4\n', "broken.toml")
+    with pytest.raises(ConfigError, match=r"broken\.toml: not valid TOML"):
+        load_study(path)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_study(tmp_path / "absent.toml")
+
+
+# -- points and seeds -------------------------------------------------------------------------------
+def test_auto_sizes_follow_seed002():
+    mesh = TopologySpec.parse("mesh:32x32")
+    auto = WorkloadSpec()
+    assert auto.resolve(mesh, "Buddy2D").sizes == Component.of("Squares", max_side=32)
+    assert auto.resolve(mesh, "FirstFit").sizes == Component.of("MeshSides", max_w=32, max_h=32)
+    assert auto.resolve(TopologySpec.parse("cube:8"), "Buddy").sizes == Component.of("CubeDims", max_dim=7)
+    assert auto.resolve(TopologySpec.parse("flat:64"), "FlatPool").sizes.kwargs == {"low": 1, "high": 64}
+
+
+def test_seeds_depend_on_stream_not_on_allocator_policy_or_order():
+    study = study_from_dict({**TINY, "topology": "mesh:8x8", "allocators": ["FirstFit", "BestFit"]})
+    pts = study.points()
+    by = {(p.allocator.name, p.policy, p.load): p for p in pts}
+    # common random numbers: same jobs for every allocator and policy at a load and replication
+    assert by[("FirstFit", "RSR-0", 0.4)].sim_seed(0) == by[("BestFit", "RSR-1", 0.4)].sim_seed(0)
+    # independent streams across loads and replications
+    seeds = {by[("FirstFit", "RSR-0", load)].sim_seed(r) for load in (0.4, 0.7) for r in range(3)}
+    assert len(seeds) == 6
+    # the same description built again (in another order) gives the same ids and seeds
+    again = study_from_dict({**TINY, "topology": "mesh:8x8", "allocators": ["BestFit", "FirstFit"],
+                             "loads": [0.7, 0.4]})
+    assert {(p.point_id, p.sim_seed(1)) for p in again.points()} == {(p.point_id, p.sim_seed(1)) for p in pts}
+    # a different experiment seed changes the streams
+    other = study_from_dict({**TINY, "topology": "mesh:8x8", "allocators": ["FirstFit"], "seed": 8}).points()[0]
+    assert other.sim_seed(0) != by[("FirstFit", "RSR-0", 0.4)].sim_seed(0)
+
+
+def test_run_task_is_the_simulation_with_the_derived_seed():
+    study = study_from_dict(TINY)
+    point = study.points()[1]
+    task = point.task(1)
+    row, again = run_task(task), run_task(task)
+    assert {k: v for k, v in row.items() if k not in ("wall_time", "finished_at")} == \
+        {k: v for k, v in again.items() if k not in ("wall_time", "finished_at")}
+    topo = TopologySpec.parse("cube:5")
+    wl = WorkloadSpec().resolve(topo, "Buddy").build(point.load, 32)
+    direct = simulate(registry.make_allocator("Buddy", topo.build()), point.policy, wl, jobs=150, warmup=15,
+                      seed=task["sim_seed"]).summary()
+    assert row["mean_turnaround"] == direct["mean_turnaround"]
+    assert row["utilization"] == direct["utilization"] and row["kept"] == direct["jobs"]
+    assert sum(row["fairness"]["count"]) == row["kept"]
+    assert math.isclose(sum(row["fairness"]["sum"]) / row["kept"], row["mean_turnaround"])
+
+
+def test_process_pool_gives_the_serial_results():
+    study = study_from_dict(TINY)
+    serial, pooled = ResultStore(), ResultStore()
+    run_study(study, serial, LocalExecutor(1), progress=False)
+    stats = run_study(study, pooled, LocalExecutor(2), progress=False)
+    assert stats.ran == 8
+    key = ("point_id", "replication", "sim_seed", "mean_turnaround", "utilization", "effectiveness", "fairness")
+
+    def rows(s):
+        return sorted(tuple(str(r[k]) for k in key) for r in s.rows())
+
+    assert rows(serial) == rows(pooled)
+
+
+# -- adaptive replications --------------------------------------------------------------------------
+def test_replications_needed():
+    t = Target("mean_turnaround", relative=0.05, min_runs=3, max_runs=10)
+    assert replications_needed([], t) == 3
+    assert replications_needed([10.0, 10.1, 9.9], t) == 3  # already within 5%
+    wide = replications_needed([5.0, 15.0, 10.0], t)
+    assert 4 <= wide <= 10
+    assert replications_needed([5.0, 15.0, 10.0] + [10.0] * 7, t) == 10  # capped
+
+
+def test_target_runs_rounds_until_met_or_capped():
+    loose = study_from_dict({**{k: v for k, v in TINY.items() if k != "replications"}, "loads": [0.4],
+                             "target": {"relative": 10.0, "min": 2, "max": 4}})
+    store = ResultStore()
+    stats = run_study(loose, store, LocalExecutor(1), progress=False)
+    assert stats.ran == 2 * 2 and stats.rounds == 1
+    tight = study_from_dict({**{k: v for k, v in TINY.items() if k != "replications"}, "loads": [0.7],
+                             "target": {"relative": 1e-6, "min": 2, "max": 4}})
+    store = ResultStore()
+    stats = run_study(tight, store, LocalExecutor(1), progress=False)
+    assert stats.ran == 2 * 4 and stats.rounds >= 2
+    assert {s.n for s in aggregate(store.rows())} == {4}
+
+
+# -- summaries --------------------------------------------------------------------------------------
+def test_aggregate_is_the_confidence_interval_of_the_rows():
+    study = study_from_dict(TINY)
+    store = ResultStore()
+    run_study(study, store, LocalExecutor(1), progress=False)
+    summaries = aggregate(store.rows(), order=[p.point_id for p in study.points()])
+    assert [(s.policy, s.load) for s in summaries] == [("RSR-0", 0.4), ("RSR-0", 0.7), ("RSR-1", 0.4), ("RSR-1", 0.7)]
+    s = summaries[1]
+    vals = [r["mean_turnaround"] for r in store.rows() if r["point_id"] == s.point_id]
+    assert s["mean_turnaround"] == confidence_interval(vals) and s.n == 2
+    table = format_table(summaries)
+    lines = table.splitlines()
+    assert "mean turnaround" in lines[0] and "S_e" in lines[0] and len(lines) == 2 + 4
+    assert all("±" in line for line in lines[2:])
+
+
+def test_fairness_curves_bin_mesh_sizes_and_keep_cube_sizes():
+    cube = study_from_dict({**TINY, "loads": [0.7]})
+    store = ResultStore()
+    run_study(cube, store, LocalExecutor(1), progress=False)
+    curves = fairness_curves(store.rows(), load=0.7)
+    assert len(curves) == 2 and not curves[0].binned
+    assert set(curves[0].size.tolist()) <= {1, 2, 4, 8, 16}
+    mesh = study_from_dict({**TINY, "topology": "mesh:16x16", "allocators": ["FirstFit"], "policies": ["FCFS"],
+                            "loads": [0.3]})
+    store = ResultStore()
+    run_study(mesh, store, LocalExecutor(1), progress=False)
+    (curve,) = fairness_curves(store.rows())
+    assert curve.binned and all(math.log2(s).is_integer() for s in curve.size)
+    assert curve.jobs.sum() == sum(r["kept"] for r in store.rows())
+
+
+# -- the allocator registry and the compare default -------------------------------------------------
+def test_registry_names_aliases_and_missing(monkeypatch):
+    assert registry.canonical_allocator("first_fit") == "FirstFit"
+    assert registry.canonical_allocator("tdb") == "Buddy2D"
+    with pytest.raises(registry.UnknownAllocatorError, match="known: Buddy2D"):
+        registry.canonical_allocator("Nope")
+    monkeypatch.setattr(registry, "_ALLOCATORS", dict(registry._ALLOCATORS))
+    registry.register_allocator("Phantom", "cube", modules=("topoalloc_no_such_module",), help="not written yet")
+    assert "Phantom" in registry.missing_allocators("cube")
+    with pytest.raises(registry.AllocatorUnavailableError, match="topoalloc_no_such_module"):
+        registry.allocator_class("Phantom")
+    # the compare default leaves a missing allocator out and says why, instead of crashing
+    monkeypatch.setitem(compare_defaults.COMPARE_ALLOCATORS, "cube", ("Buddy", "Phantom"))
+    study, skipped = compare_study(topologies=["cube:4"], loads=[0.5], replications=2, jobs=50, warmup=5)
+    assert [a.name for a in study.experiments[0].allocators] == ["Buddy"]
+    assert "Phantom" in skipped and "not available" in skipped["Phantom"]
+    with pytest.raises(ConfigError, match="Phantom"):
+        compare_study(allocators=["Phantom"])
+
+
+def test_compare_default_has_every_available_allocator():
+    study, skipped = compare_study()
+    got = {e.topology.label: [a.name for a in e.allocators] for e in study.experiments}
+    for kind, label in (("mesh", "mesh:32x32"), ("cube", "cube:8")):
+        expected = [a for a in compare_defaults.COMPARE_ALLOCATORS[kind] if a not in skipped]
+        assert got.get(label, []) == expected
+    assert set(compare_defaults.COMPARE_ALLOCATORS["mesh"]) == {"Buddy2D", "FrameSliding", "FirstFit", "BestFit"}
+    assert set(compare_defaults.COMPARE_ALLOCATORS["cube"]) == {"Buddy", "GrayCode", "FreeList"}
+    assert all(e.policies == ("RSR-0", "RSR-1") for e in study.experiments)
+    # Buddy2D cannot run on a mesh that is not a power-of-two square: left out with the reason
+    study, skipped = compare_study(topologies=["mesh:12x10"], loads=[0.3])
+    assert "Buddy2D" in skipped and "power-of-two" in skipped["Buddy2D"]
+    with pytest.raises(ConfigError, match="Buddy2D"):
+        compare_study(topologies=["mesh:12x10"], allocators=["Buddy2D"])
+
+
+def test_variant_replication_rule_replaces_the_top_level():
+    study = study_from_dict({"topology": "cube:4", "allocators": ["Buddy"], "policies": ["FCFS"], "loads": [0.5],
+                             "target": {"relative": 0.1, "min": 2, "max": 5},
+                             "experiments": [{"name": "a"}, {"name": "b", "replications": 4}]})
+    a, b = study.experiments
+    assert a.target == Target("mean_turnaround", 0.1, 2, 5)
+    assert b.target is None and b.replications == 4
