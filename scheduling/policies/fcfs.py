@@ -19,7 +19,8 @@ class FCFS(Policy):
     ``folding`` decides how the head is placed: :class:`~scheduling.policies.folding.NoFold`
     (plain FCFS), ``RSR(t)``, ``Limit(k)``, ``GreedyLimit()``, ``AverageLimit()``. The policy's
     name is the rule's (``"RSR-1"``, ``"Limit-5"``, ...). Cost per event: one placement attempt per
-    job started plus one failed attempt for the blocked head.
+    job started plus one failed attempt for the blocked head — at departures only: an arrival cannot
+    unblock the head (nothing was released), so it is not retried then, with the same outcome.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.jobs import Job
@@ -37,15 +38,23 @@ class FCFS(Policy):
         self.queue: deque[Job] = deque()
         self.running: dict[int, object] = {}
         self._demand = 0  # processors asked for by the jobs in the system (for AverageLimit)
+        # The head failed to fit and nothing was released since: trying it again at an arrival
+        # would fail the same way (allocators are deterministic in their state), so skip it. Not
+        # for AverageLimit, whose floor moves with every arrival.
+        self._blocked = False
+        self._context_free = not isinstance(self.folding, AverageLimit)
 
     def on_arrival(self, job: Job, now: float) -> list[Action]:
         self.queue.append(job)
         self._demand += self.reference_size(job)
+        if self._blocked and self._context_free:
+            return []
         return self._schedule(now)
 
     def on_finish(self, job: Job, now: float) -> list[Action]:
         self.allocator.release(self.running.pop(job.id))
         self._demand -= self.reference_size(job)
+        self._blocked = False
         return self._schedule(now)
 
     def _schedule(self, now: float) -> list[Action]:
@@ -58,6 +67,7 @@ class FCFS(Policy):
             context = self._demand / (len(queue) + len(self.running)) if average else None
             got = rule.place(self.allocator, head.request, context)
             if got is None:
+                self._blocked = True
                 break
             queue.popleft()
             alloc, folds = got
