@@ -18,17 +18,31 @@ def _inside_any(
     cb: np.ndarray, cm: np.ndarray, bases: np.ndarray, masks: np.ndarray, strict: bool = False
 ) -> np.ndarray:
     """Per cube ``(cb[i], cm[i])``: does it lie inside one of the cubes ``(bases, masks)``
-    (with ``strict``, inside one with a different mask, i.e. properly inside)?"""
+    (with ``strict``, inside one with a different mask, i.e. properly inside)?
+
+    The comparison matrix keeps the longer of the two sides along its contiguous axis (so the
+    reduction runs over long rows or across long rows) and is built in blocks of at most
+    ``_CHUNK`` elements.
+    """
     out = np.zeros(len(cb), dtype=bool)
     if not len(cb) or not len(bases):
         return out
-    step = max(1, _CHUNK // len(cb))
-    for lo in range(0, len(bases), step):
-        b, m = bases[lo : lo + step], masks[lo : lo + step]
-        inside = ((cm[:, None] & ~m) == 0) & (((cb[:, None] ^ b) & ~m) == 0)
-        if strict:
-            inside &= cm[:, None] != m
-        out |= inside.any(axis=1)
+    if len(cb) >= len(bases):  # rows: containers, columns: cubes; reduce over rows
+        step = max(1, _CHUNK // len(cb))
+        for lo in range(0, len(bases), step):
+            b, m = bases[lo : lo + step, None], masks[lo : lo + step, None]
+            inside = ((cm & ~m) == 0) & (((cb ^ b) & ~m) == 0)
+            if strict:
+                inside &= cm != m
+            out |= inside.any(axis=0)
+    else:  # rows: cubes, columns: containers; reduce along rows
+        step = max(1, _CHUNK // len(bases))
+        for lo in range(0, len(cb), step):
+            b, m = cb[lo : lo + step, None], cm[lo : lo + step, None]
+            inside = ((m & ~masks) == 0) & (((b ^ bases) & ~masks) == 0)
+            if strict:
+                inside &= m != masks
+            out[lo : lo + step] = inside.any(axis=1)
     return out
 
 
