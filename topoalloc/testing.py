@@ -27,7 +27,8 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
 ``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
 call. An oracle may also have a ``check_choice(allocator, free, request, allocation)`` method that
-asserts the chosen placement is right (``BestFit`` uses it).
+asserts the chosen placement is right (``BestFit`` uses it). It is called *after* the allocation:
+``free`` is the state before it, but ``allocator.allocations`` already includes the new grant.
 """
 
 from __future__ import annotations
@@ -119,8 +120,15 @@ def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
     return st.one_of(st.integers(1, min(cap, 4)), st.integers(1, cap))
 
 
-def bad_requests(topology: Any) -> st.SearchStrategy[Any]:
-    """Requests every allocator on ``topology`` must reject with a :class:`RequestError`."""
+def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.SearchStrategy[Any]:
+    """Requests every allocator on ``topology`` must reject with a :class:`RequestError`; with
+    ``allocator``, also counts between its ``max_request`` and the machine size (a 320-processor
+    DHC forest rejects 300)."""
+    cap = getattr(allocator, "max_request", None)
+    if cap is not None and not isinstance(topology, (Mesh, Hypercube)) and cap < topology.size:
+        return st.one_of(bad_requests(topology), st.integers(cap + 1, topology.size))
+    if cap is not None and isinstance(topology, Hypercube) and cap < topology.dim:
+        return st.one_of(bad_requests(topology), st.integers(cap + 1, topology.dim))
     junk = st.sampled_from(["4", 2.5, None, True, object()])
     if isinstance(topology, Mesh):
         return st.one_of(
@@ -359,7 +367,11 @@ def oracle_for(allocator: Allocator) -> Callable[..., bool] | None:
     own = getattr(type(allocator), "oracle", None)
     if own is not None:
         return own
-    return ORACLES.get((allocator.recognition, type(allocator.topology)))
+    for cls in type(allocator.topology).__mro__:  # a subclass of Mesh/Hypercube/Flat gets its base's
+        found = ORACLES.get((allocator.recognition, cls))
+        if found is not None:
+            return found
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,7 +463,7 @@ class AllocatorMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def bad_request(self, data: st.DataObject) -> None:
-        bad = data.draw(bad_requests(self.allocator.topology), label="bad request")
+        bad = data.draw(bad_requests(self.allocator.topology, self.allocator), label="bad request")
         try:
             self.allocator.allocate(bad)
         except RequestError:
