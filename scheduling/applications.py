@@ -38,7 +38,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .jobs import Job
+from .jobs import Job, JobStream
 from .speedup import Tabulated
 from .workloads.synthetic import arrival_rate, streams
 
@@ -160,7 +160,7 @@ def _job(jid: int, at: float, app: Application, **attrs) -> Job:
 
 
 @dataclass(frozen=True)
-class ApplicationMix:
+class ApplicationMix(JobStream):
     """Poisson arrivals of jobs drawn uniformly (or with ``weights``) from ``numbers`` (all thirty
     by default): seed 000 §4.4.1's third workload class. Give ``load`` (Ismail's
     ``L = lambda N T_e / P`` with ``machine_size = P``) or ``rate``.
@@ -233,15 +233,6 @@ class ApplicationMix:
                 yield _job(jid, at, apps[k])
                 jid += 1
             t = float(times[-1])
-
-    def take(self, count: int, seed: int = 0) -> list[Job]:
-        """The first ``count`` jobs for ``seed``."""
-        out: list[Job] = []
-        for job in self.jobs(seed):
-            if len(out) == count:
-                break
-            out.append(job)
-        return out
 
 
 def batch_mix(numbers: Sequence[int], repeats: int) -> list[Job]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .speedup import Linear, Speedup
 
-__all__ = ["Job", "JobRecord"]
+__all__ = ["Job", "JobRecord", "JobStream"]
 
 _LINEAR = Linear()
 
@@ -59,3 +61,16 @@ class JobRecord:
     @property
     def turnaround(self) -> float:
         return self.end - self.arrival
+
+
+class JobStream:
+    """Mixin for workloads: a ``jobs(seed)`` generator gets :meth:`take`."""
+
+    __slots__ = ()
+
+    def jobs(self, seed: int = 0) -> Iterator[Job]:
+        raise NotImplementedError
+
+    def take(self, count: int, seed: int = 0) -> list[Job]:
+        """The first ``count`` jobs for ``seed`` (fewer if a finite stream ends first)."""
+        return list(itertools.islice(self.jobs(seed), count))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..jobs import Job
+from ..jobs import Job, JobStream
 from ..speedup_downey import Downey as DowneySpeedup
 from .synthetic import streams
 
@@ -43,7 +43,7 @@ def user_request(A: float, N: int) -> int:
 
 
 @dataclass(frozen=True)
-class Downey:
+class Downey(JobStream):
     """Downey's workload on an ``N``-processor machine at offered load ``load`` (seed 001 §3–4).
 
     ``jobs(seed)`` yields the jobs of ``days`` consecutive simulated days (``None``: endless).
@@ -151,11 +151,3 @@ class Downey:
                 jid += 1
             clock = float(clocks[-1])
 
-    def take(self, count: int, seed: int = 0) -> list[Job]:
-        """The first ``count`` jobs for ``seed`` (fewer if the finite stream ends first)."""
-        out = []
-        for job in self.jobs(seed):
-            if len(out) == count:
-                break
-            out.append(job)
-        return out

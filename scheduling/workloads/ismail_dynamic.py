@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..applications import ApplicationMix
-from ..jobs import Job
+from ..jobs import Job, JobStream
 from .distributions import MISP, LinearSpeedup, TruncatedExponential, Uniform, UniformCount
 from .synthetic import Synthetic
 
@@ -37,7 +37,7 @@ ISMAIL_DYNAMIC_EXECUTION = ("uniform", "exponential", "short", "applications")
 
 
 @dataclass(frozen=True)
-class Labelled:
+class Labelled(JobStream):
     """Wrap a workload so every job carries ``attrs["long"] = runtime > long_after`` (§4.5's
     a-priori long/normal classification), keeping any other attributes."""
 
@@ -52,14 +52,6 @@ class Labelled:
         threshold = self.long_after
         for job in self.workload.jobs(seed):
             yield dataclasses.replace(job, attrs={**job.attrs, "long": job.runtime > threshold})
-
-    def take(self, count: int, seed: int = 0) -> list[Job]:
-        out: list[Job] = []
-        for job in self.jobs(seed):
-            if len(out) == count:
-                break
-            out.append(job)
-        return out
 
 
 def ismail_dynamic(execution: str = "uniform", *, load: float, speedup: str = "misp",

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..jobs import Job
+from ..jobs import Job, JobStream
 from .distributions import Exponential, LinearSpeedup
 
 __all__ = ["Synthetic", "arrival_rate", "offered_load", "streams", "STREAMS"]
@@ -46,7 +46,7 @@ def offered_load(rate: float, machine_size: int, mean_size: float, mean_service:
 
 
 @dataclass(frozen=True)
-class Synthetic:
+class Synthetic(JobStream):
     """An endless stream of jobs with Poisson arrivals.
 
     ``sizes`` makes requests (e.g. :class:`~scheduling.workloads.MeshSides`), ``service`` run times
@@ -107,11 +107,3 @@ class Synthetic:
                 jid += 1
             t = float(times[-1])
 
-    def take(self, count: int, seed: int = 0) -> list[Job]:
-        """The first ``count`` jobs for ``seed``."""
-        out = []
-        for job in self.jobs(seed):
-            if len(out) == count:
-                break
-            out.append(job)
-        return out
