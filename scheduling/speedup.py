@@ -54,7 +54,7 @@ class Amdahl(Speedup):
     ``S(m) = m / (f_s (m - 1) + 1)``, so ``t(m) = n [f_s (m-1) + 1] / (m [f_s (n-1) + 1]) t(n)``.
 
     >>> round(Amdahl(0.1).time(10.0, 8, 4), 4)
-    13.5294
+    15.2941
     """
 
     serial_fraction: float
