@@ -1,0 +1,307 @@
+"""DHC gang scheduling (seed 004, Wang, Papaefthymiou & Squillante): mechanics on hand-made
+workloads, invariants on random ones, and the paper's qualitative claims at reduced size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scheduling import policies
+from scheduling.actions import Resume, Start, Suspend, Timer
+from scheduling.api import simulate
+from scheduling.gang_metrics import class_table, format_class_table, job_classes, job_metrics, normalized_response
+from scheduling.jobs import Job
+from scheduling.policies.gang import VARIANTS, Gang, GangError, job_class, rho_quanta, served_classes
+from scheduling.simulator import Simulator
+from scheduling.workloads import TraceNotFoundError, load_swf, trace_path
+from topoalloc import DHCTree, FlatPool
+from topologies import Flat
+
+
+def run(P, policy, jobs, assignment="first_fit"):
+    return Simulator(DHCTree(Flat(P), assignment=assignment), policy, jobs).run()
+
+
+def by_id(result):
+    return {int(r["id"]): r for r in result.table}
+
+
+# -- classes, slots, names ---------------------------------------------------------------------------
+def test_classes_and_the_320_forest_slots():
+    assert [job_class(p, 320) for p in (1, 2, 3, 4, 5, 64, 65, 256, 257, 320)] == [0, 1, 2, 2, 3, 6, 7, 8, 9, 9]
+    assert job_classes([1, 2, 3, 129, 300]).tolist() == [0, 1, 2, 8, 9]
+    with pytest.raises(GangError, match="321"):
+        job_class(321, 320)
+    big, small = served_classes(320)
+    assert big == list(range(10))  # the 256-tree serves class s in slot s; slot 9: whole machine
+    assert small[9] == 9 and small[8] == 1 and small[7] == 0 and small[:7] == list(range(7))  # §2.6
+    assert served_classes(64) == [list(range(7))]  # a power of two: L = log2 P + 1 slots
+
+
+def test_registry_names_and_parameters():
+    g = policies.get("Gang-Migrate-Leaves-T-3000")
+    assert isinstance(g, Gang) and g.variant == "migrate-leaves" and g.cycle == 3000.0
+    w = policies.get("gang-pushdown-weight")
+    assert w.variant == "pushdown" and w._assignment == "weight" and w.name == "Gang-PushDown-Weight"
+    assert policies.get("Gang-Vanilla-Rho").quanta_mode == "rho"
+    assert policies.get("Gang-Migrate-Root").name == "Gang-Migrate-Root"
+    assert "Gang-Vanilla-T-<float>" in policies.names()
+
+
+def test_bad_parameters_name_the_value():
+    with pytest.raises(GangError, match="'sideways'"):
+        Gang("sideways")
+    with pytest.raises(GangError, match="-5"):
+        Gang(cycle=-5)
+    with pytest.raises(GangError, match="'best'"):
+        Gang(assignment="best")
+    with pytest.raises(GangError, match="'sometimes'"):
+        Gang(quanta="sometimes")
+    with pytest.raises(GangError, match="context-switch cost 16"):  # T / L = 100 / 10 < 16
+        Gang(cycle=100.0, switch_cost=16.0).bind(DHCTree(Flat(320)))
+    with pytest.raises(TypeError, match="DHCTree"):
+        Gang().bind(FlatPool(Flat(8)))
+
+
+# -- mechanics on hand-made workloads ------------------------------------------------------------
+def test_slices_rotate_between_classes():
+    jobs = [Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0)]  # class 0 and class 2 on 4 processors
+    pol = Gang("vanilla", cycle=3.0, switch_cost=0.0, record=True)
+    r = by_id(run(4, pol, jobs))
+    assert (r[0]["start"], r[0]["end"]) == (0.0, 19.0)  # 1-s slices, alternating, slot 1 skipped
+    assert (r[1]["start"], r[1]["end"]) == (1.0, 20.0)
+    slots = [s for _, s in pol.history]
+    assert slots[:6] == [0, 2, 0, 2, 0, 2]  # class i -> i - 1 modulo L, empty slot 1 skipped
+    assert pol.stats[0].resumes == 9 and pol.stats[0].suspended == pytest.approx(9.0)
+
+
+def test_context_switch_cost_delays_progress():
+    jobs = [Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0)]
+    pol = Gang("vanilla", cycle=3.0, switch_cost=0.5)
+    r = by_id(run(4, pol, jobs))
+    # first slice full (a first dispatch costs nothing), then 0.5 s of progress per 1-s slice
+    assert r[0]["end"] == pytest.approx(37.0) and r[1]["end"] == pytest.approx(38.0)
+    st = pol.stats[0]
+    assert st.resumes == 18 and st.overhead == pytest.approx(9.0)
+    assert st.sharing == pytest.approx(r[0]["end"] - r[0]["start"] - 10.0)  # H = E - S
+
+
+def test_switch_early_when_a_class_has_no_jobs():
+    jobs = [Job(0, 0.0, 1, 1.0), Job(1, 0.0, 4, 10.0)]
+    r = by_id(run(4, Gang("vanilla", cycle=30.0, switch_cost=0.0), jobs))
+    assert r[0]["end"] == 1.0 and r[1]["start"] == 1.0 and r[1]["end"] == 11.0  # not at the 10-s slice end
+
+
+def test_push_down_fills_idle_partitions():
+    # B (class 1) takes the left half; the weight rule puts A (class 0) in the right half.
+    jobs = [Job(0, 0.0, 2, 4.0), Job(1, 0.0, 1, 4.0)]
+    pd = Gang("pushdown", cycle=3.0, switch_cost=0.0, assignment="weight")
+    r = by_id(run(4, pd, jobs))
+    # slot 1 runs B and, pushed down into the idle right half, A; slot 0 runs A: A never waits
+    assert r[1]["end"] == 4.0 and pd.stats[1].suspended == 0.0
+    va = Gang("vanilla", cycle=3.0, switch_cost=0.0, assignment="weight")
+    rv = by_id(run(4, va, jobs))
+    assert rv[1]["end"] > 6.0 and va.stats[1].suspended > 0  # vanilla leaves the right half idle in slot 1
+
+
+def test_small_tree_of_the_forest_serves_two_slots_per_cycle():
+    # 320 = 256 + 64: with the weight rule the class-1 job goes to the empty 64-tree, which serves
+    # class 1 in slot 1 and again in slot 8 (while the 256-tree serves class 8).
+    jobs = [Job(0, 0.0, 256, 100.0), Job(1, 0.0, 2, 100.0)]
+    pol = Gang("vanilla", cycle=10.0, switch_cost=0.0, assignment="weight")
+    r = by_id(run(320, pol, jobs, assignment="weight"))
+    assert r[1]["end"] == 100.0 and pol.stats[1].suspended == 0.0
+    assert r[0]["end"] == pytest.approx(150.0)  # half the time while B runs, then alone
+    ff = Gang("vanilla", cycle=10.0, switch_cost=0.0, assignment="first_fit")
+    assert by_id(run(320, ff, jobs))[1]["end"] > 150.0  # first fit: left tree, alternates with the 256 job
+
+
+def test_whole_machine_class_runs_alone_in_the_top_slot():
+    # a 300-processor job is class 9 on 320 = 256 + 64: the whole machine, in slot 9 only (§2.6)
+    jobs = [Job(0, 0.0, 300, 5.0), Job(1, 0.0, 1, 5.0), Job(2, 0.0, 64, 5.0)]
+    for v in VARIANTS:
+        pol = _Checked(v, cycle=10.0, switch_cost=0.0, record=True)
+        r = by_id(run(320, pol, jobs))
+        assert r[0]["requested"] == 320 and pol.stats[0].cls == 9, v
+        # it never shares the machine, so the run lasts at least its 5 s plus the others' 5 s
+        assert max(row["end"] for row in r.values()) >= 10.0, v
+        slots = {s for _, s in pol.history}
+        assert 9 in slots, v
+
+
+def test_migration_fills_in_priority_order_and_dispatches_at_slot_starts():
+    jobs = [Job(0, 0.0, 4, 10.0)] + [Job(i, 0.0, 1, 10.0) for i in (1, 2, 3)]
+    root = by_id(run(4, Gang("migrate-root", cycle=3.0, switch_cost=0.0), jobs))
+    leaves = by_id(run(4, Gang("migrate-leaves", cycle=3.0, switch_cost=0.0), jobs))
+    # slot 1 serves an empty class: root order gives it to the 4-processor job, leaves to the 1-processor jobs
+    assert root[0]["end"] < leaves[0]["end"] and leaves[1]["end"] < root[1]["end"]
+    late = [Job(0, 0.0, 1, 100.0), Job(1, 1.0, 1, 5.0)]
+    r = by_id(run(4, Gang("migrate-leaves", cycle=30.0, switch_cost=0.0), late))
+    assert r[1]["start"] == 10.0  # idle processors, but migration dispatches only at slot starts
+    v = by_id(run(4, Gang("vanilla", cycle=30.0, switch_cost=0.0), late))
+    assert v[1]["start"] == 1.0
+
+
+def test_actions_are_suspend_resume_start_and_timer():
+    pol = Gang("vanilla", cycle=3.0, switch_cost=2.0 / 3.0 - 0.1)
+    pol.bind(DHCTree(Flat(4)))
+    a, b = Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0)
+    first = pol.on_arrival(a, 0.0)
+    assert [type(x) for x in first] == [Start, Timer] and first[0].processors == 1
+    assert pol.on_arrival(b, 0.0) == []
+    acts = pol.on_timer(first[1].key, 1.0)
+    assert [type(x) for x in acts] == [Suspend, Start, Timer]
+    acts = pol.on_timer(acts[-1].key, 2.0)
+    assert [type(x) for x in acts] == [Suspend, Resume, Timer] and acts[1].delay == pytest.approx(2 / 3 - 0.1)
+    assert pol.on_timer(first[1].key, 2.0) == []  # a stale timer does nothing
+
+
+def _random_jobs(seed, n, P):
+    rng = np.random.default_rng(seed)
+    t, out = 0.0, []
+    for i in range(n):
+        t += float(rng.exponential(3.0))
+        p = int(min(P, max(1, round(2 ** rng.uniform(0, np.log2(P))))))
+        out.append(Job(i, round(t, 3), p, float(rng.choice([0.0, 0.5, 2.0, 7.0, 20.0]) + rng.exponential(3.0))))
+    return out
+
+
+class _Checked(Gang):
+    """Asserts after every callback that no two running jobs share a processor."""
+
+    def _check(self):
+        spans = sorted(self.placements().values())
+        for (_, stop), (start, _) in zip(spans, spans[1:], strict=False):
+            assert stop <= start, spans
+
+    def on_arrival(self, job, now):
+        acts = super().on_arrival(job, now)
+        self._check()
+        return acts
+
+    def on_finish(self, job, now):
+        acts = super().on_finish(job, now)
+        self._check()
+        return acts
+
+    def on_timer(self, key, now):
+        acts = super().on_timer(key, now)
+        self._check()
+        return acts
+
+
+@pytest.mark.parametrize("P", [12, 20])
+def test_no_two_running_jobs_overlap_and_sharing_time_adds_up(P):
+    jobs = _random_jobs(P, 120, P)
+    for v in VARIANTS:
+        for assignment in ("first_fit", "weight"):
+            pol = _Checked(v, cycle=8.0, switch_cost=0.3, assignment=assignment)
+            r = run(P, pol, jobs)
+            assert r.unfinished == 0 and len(r) == len(jobs)
+            m = job_metrics(r)
+            sharing = np.array([pol.stats[int(i)].sharing for i in m["id"]])
+            np.testing.assert_allclose(sharing, m["sharing"], atol=1e-6)  # H = suspended + switch overhead
+            np.testing.assert_allclose(m["waiting"], m["queueing"] + m["sharing"], atol=1e-6)  # W = Q + H
+
+
+# -- quanta ----------------------------------------------------------------------------------------
+def test_rho_quanta_follow_the_previous_days_utilisation():
+    assert rho_quanta([0.0, 0.3, 0.1], 30.0, floor=0.0) == [0.0, 22.5, 7.5]
+    q = rho_quanta([0.0, 0.3, 0.1], 30.0, floor=0.3)
+    assert sum(q) == pytest.approx(30.0) and q[0] == pytest.approx(3.0) and q[1] > q[2] > q[0]
+    # day 0 (period 100 s): only class-2 work; from day 1 on class 2 gets the largest quantum
+    jobs = [Job(i, 10.0 * i, 4, 5.0) for i in range(8)] + [Job(100, 150.0, 4, 6.0), Job(101, 150.0, 1, 3.0)]
+    pol = Gang("vanilla", cycle=3.0, switch_cost=0.0, quanta="rho", period=100.0, rho_floor=0.3, record=True)
+    r = run(4, pol, jobs)
+    assert r.unfinished == 0
+    assert pol.quanta_history[0] == (0.0, (1.0, 1.0, 1.0))  # the first day is uniform
+    t, quanta = pol.quanta_history[-1]
+    # rho_2 = 8 jobs x 5 s x 4 processors / (4 processors x 100 s) = 0.4, rho_0 = rho_1 = 0
+    assert 100.0 <= t < 200.0 and quanta == pytest.approx((0.3, 0.3, 2.4))
+    starts = [(time, s) for time, s in pol.history if time >= 150.0]
+    assert [s for _, s in starts[:4]] == [2, 0, 2, 0]
+    lengths = [b[0] - a[0] for a, b in zip(starts[:4], starts[1:5], strict=False)]
+    assert lengths == pytest.approx([2.4, 0.3, 2.4, 0.3])
+
+
+# -- metrics -------------------------------------------------------------------------------------
+def test_metrics_per_job_and_class():
+    jobs = [Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0), Job(2, 5.0, 3, 4.0)]
+    r = run(4, Gang("vanilla", cycle=3.0, switch_cost=0.0), jobs)
+    m = job_metrics(r)
+    t = r.table
+    np.testing.assert_allclose(m["response"], t["end"] - t["arrival"])
+    np.testing.assert_allclose(m["execution"], m["service"] + m["sharing"])
+    rows = class_table(r, 3)
+    assert [row.jobs for row in rows] == [1, 0, 2]
+    assert rows[2].normalized == pytest.approx(np.mean(m["response"][1:]) / np.mean(m["service"][1:]))
+    text = format_class_table(rows, "t")
+    assert text.splitlines()[0] == "t" and len(text.splitlines()) == 5
+    easy = simulate(FlatPool(Flat(4)), "EASY", jobs, jobs=None)
+    assert np.all(job_metrics(easy)["sharing"] == 0.0)  # no preemption: H = 0, W = Q
+
+
+# -- the paper's claims at reduced size ------------------------------------------------------------------
+def _light_synthetic(P=64, n=300, load=0.3, seed=4):
+    """Poisson arrivals, log-uniform sizes, hyperexponential run times (a light, mixed workload)."""
+    rng = np.random.default_rng(seed)
+    sizes = np.minimum(P, np.maximum(1, np.round(2 ** rng.uniform(0, np.log2(P), n)))).astype(int)
+    runtimes = np.where(rng.random(n) < 0.8, rng.exponential(300.0, n), rng.exponential(3000.0, n))
+    rate = load * P / float(np.mean(sizes * runtimes))
+    arrivals = np.cumsum(rng.exponential(1.0 / rate, n))
+    return [Job(i, float(arrivals[i]), int(sizes[i]), float(runtimes[i])) for i in range(n)]
+
+
+def test_vanilla_gang_is_worse_than_easy_on_a_light_synthetic_workload():
+    jobs = _light_synthetic()
+    easy = simulate(FlatPool(Flat(64)), "EASY", jobs, jobs=None)
+    van = simulate(DHCTree(Flat(64)), Gang("vanilla", cycle=1000.0, switch_cost=1.0), jobs, jobs=None)
+    assert van.turnaround.mean() > 2 * easy.turnaround.mean()
+    worse = normalized_response(van, 7) > normalized_response(easy, 7)
+    assert worse.sum() >= 6, (normalized_response(van, 7), normalized_response(easy, 7))
+
+
+# August 1996 (EDT) in the CTC log's seconds (UnixStartTime 835823160): seed 004 §5's month.
+_AUGUST = (838872000 - 835823160, 841550400 - 835823160)
+
+
+@pytest.fixture(scope="module")
+def ctc_prefix():
+    try:
+        path = trace_path("CTC-SP2-1996-3.1-cln.swf.gz")
+    except TraceNotFoundError as exc:
+        pytest.skip(f"the CTC SP2 trace is not available (set TOPOALLOC_TRACES): {exc}")
+    trace = load_swf(path, topology=Flat(320), window=_AUGUST, limit=500)
+    assert trace.header.get("UnixStartTime") == "835823160"
+    return [j for j in trace if j.attrs["swf"].average_cpu_time > 0]  # §5: nonzero CPU time
+
+
+def _gang(jobs, variant, cycle=1000.0, cost=1.0):
+    return simulate(DHCTree(Flat(320)), Gang(variant, cycle=cycle, switch_cost=cost), jobs, jobs=None)
+
+
+def test_ctc_vanilla_gang_is_worse_than_easy(ctc_prefix):
+    easy = simulate(FlatPool(Flat(320)), "EASY", ctc_prefix, jobs=None)
+    van = _gang(ctc_prefix, "vanilla")
+    ne, nv = normalized_response(easy, 9), normalized_response(van, 9)
+    assert van.turnaround.mean() > 2 * easy.turnaround.mean()
+    assert np.sum(nv > ne) >= 8, (nv, ne)
+
+
+def test_ctc_migration_from_the_leaves_favours_small_classes_from_the_root_large(ctc_prefix):
+    leaves = normalized_response(_gang(ctc_prefix, "migrate-leaves"), 9)
+    root = normalized_response(_gang(ctc_prefix, "migrate-root"), 9)
+    small, large = slice(0, 3), slice(6, 9)
+    assert leaves[small].mean() < root[small].mean(), (leaves, root)
+    assert root[large].mean() < leaves[large].mean(), (leaves, root)
+
+
+@pytest.mark.parametrize("variant", ["pushdown", "migrate-root", "migrate-leaves"])
+def test_ctc_switch_cost_hurts_more_at_short_cycles(ctc_prefix, variant):
+    def degradation(cycle):
+        cheap = _gang(ctc_prefix, variant, cycle, 1.0).turnaround.mean()
+        dear = _gang(ctc_prefix, variant, cycle, 16.0).turnaround.mean()
+        return dear / cheap - 1.0
+
+    short, long = degradation(300.0), degradation(3000.0)
+    assert short > 0 and short > 2 * long, (short, long)
