@@ -1,11 +1,22 @@
 """Nguyen, Vaswani & Zahorjan (seed 003): efficiency-driven dynamic allocation, simulated.
 
-    python examples/nguyen_efficiency.py            # everything
-    python examples/nguyen_efficiency.py --part 5.2 # one part: 4.5, 5.2 or 5.3
+    python examples/nguyen_efficiency.py                 # the batch mixes, then the extra tables
+    python examples/nguyen_efficiency.py --part 5.2      # the batch mixes, then only §5.2's tables
+    python examples/nguyen_efficiency.py --part none     # only the batch mixes
+
+**Through the machinery** (``topoalloc run``; results stored in ``results/*.sqlite`` -- re-running
+resumes -- figures drawn when matplotlib is installed): ``seed003_fig6_batch.toml`` -- EQUI, AP-EQUI,
+ST-EQUI, EQUAL-EFF, ST-EQUAL-EFF and OPT-EFF on closed batches of Ismail's Table 4.1/4.2
+applications (the ``BatchMix`` workload model), and below its table the system efficiencies
+normalised to OPT-EFF's, as Fig. 6 (§5.2's claim: EQUAL-EFF within 10%). Arguments other than
+``--part`` go to ``topoalloc run`` (``--workers``, ``--store``, ``--no-plots``, ...).
+
+**Extra output** (standalone: the paper's experiments are not load sweeps, so they stay direct
+computations, printed below the machinery's table; ``--part`` picks them):
 
 * **§5.2, Fig. 5** -- system efficiency (sum of processor efficiencies) of EQUAL-EFF's greedy
-  equal-efficiency fixed point against OPT-EFF's dynamic program, as the machine grows, for mixes
-  of Ismail's Table 4.1/4.2 applications (seed 000 §4.2) and of Downey's model (seed 001).
+  equal-efficiency fixed point against OPT-EFF's dynamic program, as the machine grows, for static
+  mixes of Ismail's Table 4.1/4.2 applications (seed 000 §4.2) and of Downey's model (seed 001).
 * **§4.5, Figs. 2–4** -- interactive static mixes at multiprogramming levels 2, 3, 4 on a
   50-processor machine: response times of EQUI and ST-EQUI normalised to AP-EQUI.
 * **§5.3, Fig. 6 and Table 1** -- batch mixes (multiprogramming level 3, each job replaced by one
@@ -21,11 +32,17 @@ are not in the text we have: the curves below are **illustrative shapes of the t
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from scheduling import Job, Simulator, Tabulated
 from scheduling.applications import application
+from scheduling.cli import build_parser
+from scheduling.cli import main as topoalloc
+from scheduling.experiments import ResultStore, aggregate, load_study
 from scheduling.policies import get
 from scheduling.policies.efficiency import (
     equal_eff_allocation,
@@ -37,6 +54,34 @@ from topoalloc import FlatPool
 from topologies import Flat
 
 P = 50  # the KSR-2 of §4.3
+HERE = Path(__file__).resolve().parent
+TOML = "seed003_fig6_batch.toml"
+
+
+# -- through the machinery ----------------------------------------------------------------------------
+def stored(toml: str, run_args: list[str]) -> list:
+    """The per-point summaries ``topoalloc run <toml> <run_args>`` stored (same overrides, same store)."""
+    args = build_parser().parse_args(["run", str(HERE / toml), *run_args])
+    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
+                                                   loads=args.loads, seed=args.seed)
+    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
+    ids = [p.point_id for p in study.points()]
+    with ResultStore(path) as store:
+        return aggregate(store.rows(point_ids=ids), order=ids)
+
+
+def normalised_efficiency(run_args: list[str]) -> None:
+    """System efficiency of each policy relative to OPT-EFF's, per mix, from the stored batches."""
+    eff: dict[str, dict[str, float]] = {}
+    for s in stored(TOML, run_args):
+        eff.setdefault(s.experiment.split("/")[-1], {})[s.policy] = s["system_efficiency"].mean
+    names = list(dict.fromkeys(p for row in eff.values() for p in row))
+    print("\nFig. 6 on Table 4.1 application mixes: system efficiency normalised to OPT-EFF's "
+          "(§5.2's claim: EQUAL-EFF within 10%)")
+    print(f"{'mix':22}" + "".join(f"{n:>14}" for n in names))
+    for mix, row in eff.items():
+        opt = row.get("OPT-EFF")
+        print(f"{mix:22}" + "".join(f"{row[n] / opt:14.3f}" if opt and n in row else f"{'n/a':>14}" for n in names))
 
 
 def _curve(values: list[float]) -> Tabulated:
@@ -148,17 +193,29 @@ def part_5_3() -> None:
             print(f"{mix:28}{k:>8}" + "".join(f"{thr[n][k]:14.2f}" for n in names[:4]))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["4.5", "5.2", "5.3"], default=None)
-    args = ap.parse_args()
-    if args.part in (None, "5.2"):
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--part", choices=["4.5", "5.2", "5.3", "none"], action="append", default=None)
+    ap.add_argument("-h", "--help", action="store_true")
+    own, run_args = ap.parse_known_args(argv)
+    if own.help:
+        print(__doc__)
+        return 0
+    code = topoalloc(["run", str(HERE / TOML), *run_args])
+    if code:
+        return code
+    normalised_efficiency(run_args)
+    parts = own.part or ["5.2", "4.5", "5.3"]
+    if any(p != "none" for p in parts):
+        print("\n# Extra output: the paper's static and batch experiments (direct computations, not the machinery)")
+    if "5.2" in parts:
         part_5_2()
-    if args.part in (None, "4.5"):
+    if "4.5" in parts:
         part_4_5()
-    if args.part in (None, "5.3"):
+    if "5.3" in parts:
         part_5_3()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -233,7 +233,8 @@ def _sizes_line(study: Any) -> str:
     for e in study.experiments:
         reps = (f"replications until ±{e.target.relative:.0%} on {e.target.metric} "
                 f"({e.target.min_runs}..{e.target.max_runs})") if e.target else f"{e.replications} replications"
-        parts.append(f"{e.jobs} jobs per run (first {e.warmup} discarded), {reps}, seed {e.seed}")
+        jobs = "every job of the workload" if e.jobs is None else f"{e.jobs} jobs"
+        parts.append(f"{jobs} per run (first {e.warmup} discarded), {reps}, seed {e.seed}")
     uniq = list(dict.fromkeys(parts))
     return "; ".join(uniq)
 
@@ -331,9 +332,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"{_sizes_line(study)}; ± is the 95% confidence half-width")
         stats = _run(study, store, args)
         print()
-        summaries = _print_table(study, store)
+        metrics = getattr(study, "table", None) or ("mean_turnaround", "utilization", "effectiveness")
+        summaries = _print_table(study, store, metrics=metrics)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s, {stats.skipped} already stored; results in {path}")
-        _write_out(summaries, args.out)
+        _write_out(summaries, args.out, metrics)
         if not args.no_plots:
             outdir = args.plots or (str(Path(path).parent) if path != ":memory:" else ".")
             for fig in _figures(store, outdir, study=study.name):
@@ -503,6 +505,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
     print("\nworkload distributions:")
     for role in ("sizes", "service", "speedup"):
         print(f"  {role}: {', '.join(reg.distribution_names(role))}" + (", auto" if role == "sizes" else ""))
+    print("\nworkload models ([workload] model = {name = ..., parameter = ...}):")
+    for name, model in reg.WORKLOAD_MODELS.items():
+        print(f"  {name:<14} ({', '.join(reg.workload_model_params(name))}) {model.help}")
     return 0
 
 

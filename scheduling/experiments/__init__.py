@@ -27,16 +27,23 @@ from .config import (
 )
 from .defaults import compare_study
 from .registry import (
+    WORKLOAD_MODELS,
     AllocatorUnavailableError,
+    PolicyParameterError,
     UnknownAllocatorError,
+    UnknownWorkloadModelError,
     allocator_available,
     allocator_class,
     allocator_kind,
     allocator_names,
     canonical_allocator,
     make_allocator,
+    make_policy,
+    make_workload,
     missing_allocators,
+    policy_parameters,
     register_allocator,
+    workload_model_names,
 )
 from .report import FairnessCurve, PointSummary, aggregate, fairness_curves, format_table
 from .runner import (
@@ -45,6 +52,7 @@ from .runner import (
     RunStats,
     TaskError,
     TraceSupportError,
+    episode_seeds,
     make_executor,
     read_trace,
     replications_needed,
@@ -81,6 +89,13 @@ __all__ = [
     "make_allocator",
     "missing_allocators",
     "register_allocator",
+    "WORKLOAD_MODELS",
+    "PolicyParameterError",
+    "UnknownWorkloadModelError",
+    "make_policy",
+    "make_workload",
+    "policy_parameters",
+    "workload_model_names",
     "FairnessCurve",
     "PointSummary",
     "aggregate",
@@ -91,6 +106,7 @@ __all__ = [
     "RunStats",
     "TaskError",
     "TraceSupportError",
+    "episode_seeds",
     "make_executor",
     "read_trace",
     "replications_needed",

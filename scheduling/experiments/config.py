@@ -21,7 +21,7 @@ A TOML file looks like this (every key but ``topology``, ``allocators``, ``polic
     seed = 2
     topology = "cube:8"                  # or "mesh:32x32", "flat:128", or a table {kind = "mesh", ...}
     allocators = ["Buddy"]               # or tables {name = "GrayCode", codes = 2}
-    policies = ["RSR-0", "RSR-1", "RSR-3"]
+    policies = ["RSR-0", "RSR-1", "RSR-3"]  # or tables {name = "DEQP", overhead = 1.0}
     loads = [0.2, 0.4, 0.6, 0.8]
     jobs = 50500                         # completions per run ...
     warmup = 500                         # ... of which the first arrivals are not counted
@@ -39,6 +39,21 @@ A TOML file looks like this (every key but ``topology``, ``allocators``, ``polic
     kind = "load"                        # "load", "utilization" or "fairness"
     metric = "mean_turnaround"
     panels = "experiment"                # one subplot per "experiment", "allocator", "policy" or "none"
+
+**Workload models.** Instead of ``sizes``/``service``/``speedup`` distributions, a ``[workload]``
+table may name one of the papers' workloads with its parameters (on a ``flat`` topology; see
+:data:`~scheduling.experiments.registry.WORKLOAD_MODELS` and ``topoalloc list``)::
+
+    [workload]
+    model = { name = "Ismail", sizes = "exponential", runtimes = "uniform", speedup = "misp" }
+    # or {name = "IsmailDynamic", execution = "uniform"}, {name = "Applications", numbers = [1, 6, 9]},
+    # {name = "BatchMix", numbers = [6, 6, 11, 21]} (a closed batch) or {name = "Downey", days = 30}:
+    # finite workloads, for which jobs = "all" (the default for Downey) runs every job
+
+**Policy parameters.** A policy is a registry name or a table with ``name`` and constructor
+parameters (:func:`~scheduling.experiments.registry.make_policy`); tables and result rows label it
+``Name(k=v)``. **Printed table.** ``table = ["mean_turnaround", "mean_changes"]`` chooses the
+metrics ``topoalloc run`` prints (default: mean turnaround, utilisation, S_e).
 """
 
 from __future__ import annotations
@@ -79,8 +94,20 @@ __all__ = [
 METRICS = (
     "mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_folding_factor", "fraction_folded",
     "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround", "p90_turnaround", "p99_turnaround",
-    "p90_slowdown",
+    "p90_slowdown", "mean_changes", "mean_cluster_size", "cv_cluster_size", "system_efficiency", "load_average",
 )
+#: What the metrics added for seeds 000, 001 and 003 mean (the others: :func:`scheduling.metrics.summarize`).
+METRIC_NOTES = {
+    "mean_changes": "allocation changes per job while running (seed 000 Table 4.3)",
+    "mean_cluster_size": "mean processors granted at start (seed 001 Table 1)",
+    "cv_cluster_size": "coefficient of variation of the processors granted at start (population sd / mean)",
+    "system_efficiency": "time-averaged sum of the running jobs' speedups over P (seed 000 §4, seed 003 §5; "
+                         "Downey model: seed 001's efficiency-weighted utilization); NaN for policies that do not "
+                         "track it",
+    "load_average": "Downey model only: fraction of processors allocated over the day (seed 001 §4.1)",
+    "p90_slowdown": "90th percentile of turnaround / run time on the request (Downey model: Eq. 5, over the run "
+                    "time on all N processors)",
+}
 
 
 class ConfigError(ValueError):
@@ -255,10 +282,34 @@ class WorkloadSpec:
     sizes: Component = Component("auto")
     service: Component = Component.of("Exponential", mean=5.0)
     speedup: Component = Component("Linear")
+    #: A named workload model (:data:`~scheduling.experiments.registry.WORKLOAD_MODELS`) instead
+    #: of the three distributions.
+    model: Component | None = None
+
+    @property
+    def episodes(self) -> int:
+        """Independent simulations pooled into one replication (a model's ``days``), else 1."""
+        if self.model is None:
+            return 1
+        param = registry.workload_model(self.model.name).episodes
+        return int(self.model.kwargs.get(param, 1)) if param else 1
+
+    @property
+    def finite(self) -> bool:
+        """Whether the workload ends by itself (runs may then last until every job is done)."""
+        return self.model is not None and registry.workload_model(self.model.name).finite
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> WorkloadSpec:
+        """Inverse of :meth:`to_json`."""
+        if "model" in value:
+            return cls(model=Component.from_json(value["model"]))
+        return cls(Component.from_json(value["sizes"]), Component.from_json(value["service"]),
+                   Component.from_json(value["speedup"]))
 
     def resolve(self, topology: TopologySpec, allocator: str) -> WorkloadSpec:
         """This workload with ``auto`` sizes made concrete for ``topology`` and ``allocator``."""
-        if self.sizes.name.lower() != "auto":
+        if self.model is not None or self.sizes.name.lower() != "auto":
             return self
         if topology.kind == "mesh":
             w, h = topology.shape
@@ -271,12 +322,17 @@ class WorkloadSpec:
         return dataclasses.replace(self, sizes=sizes)
 
     def to_json(self) -> dict[str, Any]:
+        if self.model is not None:
+            return {"model": self.model.to_json()}
         return {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
 
     def build(self, load: float, machine_size: int) -> Any:
-        """The :class:`~scheduling.workloads.Synthetic` workload at ``load`` (sizes must be resolved)."""
+        """The workload at ``load``: the model's, else a :class:`~scheduling.workloads.Synthetic`
+        one (sizes must be resolved)."""
         from ..workloads import Synthetic
 
+        if self.model is not None:
+            return registry.make_workload(self.model.name, self.model.kwargs, load=load, machine_size=machine_size)
         if self.sizes.name.lower() == "auto":
             raise ValueError("resolve() the workload before building it: sizes are 'auto'")
         return Synthetic(
@@ -338,13 +394,23 @@ class Point:
     jobs: int | None
     warmup: int
     seed: int
+    #: Constructor parameters of the policy (``(("overhead", 1.0),)``), empty for a plain name.
+    policy_params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def policy_label(self) -> str:
+        """``Name`` or ``Name(k=v, ...)``: how tables, stored rows and plots show the policy."""
+        return Component(self.policy, self.policy_params).label
 
     def config(self) -> dict[str, Any]:
-        return {
+        cfg = {
             "experiment": self.experiment, "topology": self.topology.label, "allocator": self.allocator.to_json(),
             "policy": self.policy, "workload": self.workload, "load": self.load, "jobs": self.jobs,
             "warmup": self.warmup, "seed": self.seed,
         }
+        if self.policy_params:  # only then, so points without parameters keep their ids
+            cfg["policy_params"] = Component(self.policy, self.policy_params).kwargs
+        return cfg
 
     @property
     def point_id(self) -> str:
@@ -372,10 +438,12 @@ class Experiment:
     name: str
     topology: TopologySpec
     allocators: tuple[Component, ...]
-    policies: tuple[str, ...]
+    #: Policy names, or :class:`Component` values for policies with constructor parameters.
+    policies: tuple[str | Component, ...]
     loads: tuple[float, ...]
     workload: WorkloadSpec = field(default_factory=WorkloadSpec)
-    jobs: int = 2000
+    #: Completions per run; ``None``: until a finite workload is exhausted.
+    jobs: int | None = 2000
     warmup: int = 200
     replications: int = 3
     target: Target | None = None
@@ -388,15 +456,17 @@ class Experiment:
         for alloc in self.allocators:
             work = self.workload.resolve(self.topology, alloc.name).to_json()
             for pol in self.policies:
+                name, params = (pol, ()) if isinstance(pol, str) else (pol.name, pol.params)
                 for load in self.loads:
-                    out.append(Point(self.name, self.topology, alloc, pol, work, float(load), self.jobs,
-                                     self.warmup, self.seed))
+                    out.append(Point(self.name, self.topology, alloc, name, work, float(load), self.jobs,
+                                     self.warmup, self.seed, params))
         return out
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "topology": self.topology.label, "allocators": [a.to_json() for a in self.allocators],
-            "policies": list(self.policies), "loads": list(self.loads), "workload": self.workload.to_json(),
+            "policies": [p if isinstance(p, str) else p.to_json() for p in self.policies], "loads": list(self.loads),
+            "workload": self.workload.to_json(),
             "jobs": self.jobs, "warmup": self.warmup, "replications": self.replications,
             "target": dataclasses.asdict(self.target) if self.target else None, "seed": self.seed,
             "description": self.description,
@@ -413,13 +483,16 @@ class Study:
     description: str = ""
     store: str | None = None
     source: str | None = None
+    #: Metrics of the table ``topoalloc run`` prints (``None``: its default).
+    table: tuple[str, ...] | None = None
 
     def points(self) -> list[Point]:
         return [p for e in self.experiments for p in e.points()]
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "source": self.source,
-                "experiments": [e.to_json() for e in self.experiments], "plots": [p.to_json() for p in self.plots]}
+                "experiments": [e.to_json() for e in self.experiments], "plots": [p.to_json() for p in self.plots],
+                "table": list(self.table) if self.table else None}
 
     def with_overrides(self, **overrides: Any) -> Study:
         """Every experiment with the given fields replaced (``None`` values are ignored); a bad
@@ -436,7 +509,7 @@ class Study:
         exps = []
         for e in self.experiments:
             new = dataclasses.replace(e, **clean)
-            if new.warmup >= new.jobs:
+            if new.jobs is not None and new.warmup >= new.jobs:
                 raise ConfigError(f"warmup ({new.warmup}) must be smaller than jobs ({new.jobs})", key="--warmup")
             exps.append(new)
         return dataclasses.replace(self, experiments=tuple(exps))
@@ -459,10 +532,10 @@ def canonical_policy(name: str) -> str:
 
 # -- loading ----------------------------------------------------------------------------------------
 _TOP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
-             "warmup", "replications", "target", "experiments", "plots", "store")
+             "warmup", "replications", "target", "experiments", "plots", "store", "table")
 _EXP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
              "warmup", "replications", "target")
-_WORKLOAD_KEYS = ("sizes", "service", "speedup")
+_WORKLOAD_KEYS = ("sizes", "service", "speedup", "model")
 _TARGET_KEYS = ("metric", "relative", "min", "max")
 _PLOT_KEYS = ("kind", "metric", "panels", "logy", "load", "file", "title")
 
@@ -497,7 +570,7 @@ def _validate_field(name: str, value: Any, *, file: Any, key: str) -> None:
         return isinstance(v, int) and not isinstance(v, bool)
 
     if name == "jobs" and not (is_int(value) and value >= 1):
-        raise bad(f"must be a positive integer, got {value!r}")
+        raise bad(f"must be a positive integer (or 'all' with a finite workload model), got {value!r}")
     if name == "warmup" and not (is_int(value) and value >= 0):
         raise bad(f"must be an integer >= 0, got {value!r}")
     if name == "replications" and not (is_int(value) and value >= 1):
@@ -547,27 +620,83 @@ def _allocators(value: Any, topo: TopologySpec, *, file: Any, key: str) -> tuple
     return tuple(out)
 
 
-def _policy_list(value: Any, *, file: Any, key: str) -> tuple[str, ...]:
-    if isinstance(value, str):
+def _policy_list(value: Any, *, file: Any, key: str) -> tuple[str | Component, ...]:
+    if isinstance(value, str | dict):
         value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"must be a non-empty list of policy names, got {value!r}", file=file, key=key)
-    out = []
+    if not isinstance(value, list) or not value or not all(isinstance(v, str | dict) for v in value):
+        raise ConfigError(f"must be a non-empty list of policy names or tables {{name = ..., parameter = ...}}, "
+                          f"got {value!r}", file=file, key=key)
+    out: list[str | Component] = []
     for i, v in enumerate(value):
+        k = f"{key}[{i}]"
+        name = v.get("name") if isinstance(v, dict) else v
+        if not isinstance(name, str):
+            raise ConfigError(f"a policy table needs a string 'name', got {v!r}", file=file, key=k)
         try:
-            out.append(canonical_policy(v))
+            canon = canonical_policy(name)
         except _policies.UnknownPolicyError:
-            raise ConfigError(f"unknown policy {v!r}; choose from {', '.join(_policies.names())}",
-                              file=file, key=f"{key}[{i}]") from None
+            raise ConfigError(f"unknown policy {name!r}; choose from {', '.join(_policies.names())}",
+                              file=file, key=k if isinstance(v, str) else f"{k}.name") from None
         except (ValueError, TypeError) as exc:
-            raise ConfigError(str(exc), file=file, key=f"{key}[{i}]") from None
+            raise ConfigError(str(exc), file=file, key=k) from None
+        params = {p: x for p, x in v.items() if p != "name"} if isinstance(v, dict) else {}
+        if not params:
+            out.append(canon)
+            continue
+        try:
+            registry.make_policy(canon, params)
+        except registry.PolicyParameterError as exc:
+            bad = next((p for p in params if p not in registry.policy_parameters(canon)), None)
+            raise ConfigError(str(exc), file=file, key=f"{k}.{bad}" if bad else k) from None
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"policy {canon}: {exc}", file=file, key=k) from None
+        out.append(Component.of(canon, **params))
+    labels = [p if isinstance(p, str) else p.label for p in out]
+    dup = next((lab for lab in labels if labels.count(lab) > 1), None)
+    if dup is not None:
+        raise ConfigError(f"policy {dup} is listed twice", file=file, key=key)
     return tuple(out)
 
 
-def _workload(value: Any, *, file: Any, key: str) -> WorkloadSpec:
+def _workload_model(value: Any, topo: TopologySpec, *, file: Any, key: str) -> WorkloadSpec:
+    try:
+        comp = Component.from_json(value)
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=file, key=key) from None
+    try:
+        model = registry.workload_model(comp.name)
+    except registry.UnknownWorkloadModelError:
+        raise ConfigError(f"unknown workload model {comp.name!r}; choose from "
+                          f"{', '.join(registry.workload_model_names())}", file=file, key=f"{key}.name"
+                          if isinstance(value, dict) else key) from None
+    if topo.kind not in model.kinds:
+        raise ConfigError(f"the {model.name} workload makes requests for a {' or '.join(model.kinds)} topology, "
+                          f"not {topo.label}", file=file, key=key)
+    allowed = registry.workload_model_params(model.name)
+    for p in comp.kwargs:
+        if p not in allowed:
+            raise ConfigError(f"workload model {model.name} has no parameter {p!r}; allowed: {', '.join(allowed)}",
+                              file=file, key=f"{key}.{p}")
+    try:
+        registry.make_workload(model.name, comp.kwargs, load=0.5, machine_size=topo.size)
+    except (TypeError, ValueError) as exc:
+        bad = next((p for p in comp.kwargs if p in str(exc)), None)
+        raise ConfigError(str(exc), file=file, key=f"{key}.{bad}" if bad else key) from None
+    return WorkloadSpec(model=Component(model.name, comp.params))
+
+
+def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None = None) -> WorkloadSpec:
     if not isinstance(value, dict):
         raise ConfigError(f"must be a table with {', '.join(_WORKLOAD_KEYS)}, got {value!r}", file=file, key=key)
     _unknown_keys(value, _WORKLOAD_KEYS, file=file, where=key)
+    if "model" in value:
+        others = [k for k in ("sizes", "service", "speedup") if k in value]
+        if others:
+            raise ConfigError(f"give either a model or distributions, not both (also has {', '.join(others)})",
+                              file=file, key=f"{key}.model")
+        if topology is None:  # pragma: no cover - _experiment always passes it
+            raise ConfigError("a workload model needs the topology", file=file, key=f"{key}.model")
+        return _workload_model(value["model"], topology, file=file, key=f"{key}.model")
     spec = WorkloadSpec()
     for role in _WORKLOAD_KEYS:
         if role not in value:
@@ -664,14 +793,20 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
     loads = table["loads"]
     if isinstance(loads, int | float) and not isinstance(loads, bool):
         loads = [loads]
+    workload = _workload(table.get("workload", {}), file=file, key=key("workload"), topology=topo)
+    jobs = table.get("jobs", "all" if workload.finite else 2000)
+    if jobs == "all":
+        if not workload.finite:
+            finite = [n for n in registry.workload_model_names() if registry.workload_model(n).finite]
+            raise ConfigError(f"'all' needs a finite workload (model {' or '.join(finite)}); give a number of "
+                              "completions", file=file, key=key("jobs"))
+        jobs = None
     for f in ("loads", "jobs", "warmup", "replications", "seed"):
-        if f in table:
+        if f in table and not (f == "jobs" and jobs is None):
             _validate_field(f, loads if f == "loads" else table[f], file=file, key=key(f))
-    jobs = table.get("jobs", 2000)
-    warmup = table.get("warmup", min(200, jobs // 10))
-    if warmup >= jobs:
+    warmup = table.get("warmup", 0 if jobs is None else min(200, jobs // 10))
+    if jobs is not None and warmup >= jobs:
         raise ConfigError(f"warmup ({warmup}) must be smaller than jobs ({jobs})", file=file, key=key("warmup"))
-    workload = _workload(table.get("workload", {}), file=file, key=key("workload"))
     target = _target(table["target"], file=file, key=key("target")) if "target" in table else None
     if target is not None and "replications" in table:
         raise ConfigError("give either replications or [target], not both", file=file, key=key("target"))
@@ -721,6 +856,17 @@ def study_from_dict(data: dict, *, file: Any = None, default_name: str = "study"
     store = data.get("store")
     if store is not None and not isinstance(store, str):
         raise ConfigError("must be a path string", file=file, key="store")
+    table = data.get("table")
+    if table is not None:
+        if isinstance(table, str):
+            table = [table]
+        if not isinstance(table, list) or not table:
+            raise ConfigError(f"must be a non-empty list of metrics, got {table!r}", file=file, key="table")
+        for i, m in enumerate(table):
+            if m not in METRICS:
+                raise ConfigError(f"unknown metric {m!r}; choose from {', '.join(METRICS)}", file=file,
+                                  key=f"table[{i}]")
+        table = tuple(table)
     desc = data.get("description", "")
     return Study(name, tuple(exps), plots, desc if isinstance(desc, str) else "", store,
-                 str(file) if file is not None else None)
+                 str(file) if file is not None else None, table)

@@ -22,7 +22,13 @@ METRIC_LABELS = {
     "mean_slowdown": "mean slowdown", "mean_bounded_slowdown": "mean bounded slowdown",
     "p50_turnaround": "median turnaround", "p90_turnaround": "90th pct turnaround",
     "p99_turnaround": "99th pct turnaround", "p90_slowdown": "90th pct slowdown",
+    "mean_changes": "allocation changes per job", "mean_cluster_size": "mean cluster size",
+    "cv_cluster_size": "CV of cluster size", "system_efficiency": "system efficiency",
+    "load_average": "load average",
 }
+#: Metrics shown with three decimals (fractions).
+_FRACTIONS = ("utilization", "effectiveness", "fraction_folded", "system_efficiency", "load_average",
+              "cv_cluster_size")
 
 
 @dataclass
@@ -158,7 +164,7 @@ def fairness_curves(rows: Iterable[dict[str, Any]], *, load: float | None = None
 def _fmt(e: Estimate, metric: str) -> str:
     if math.isnan(e.mean):
         return "n/a"
-    digits = 3 if metric in ("utilization", "effectiveness", "fraction_folded") else None
+    digits = 3 if metric in _FRACTIONS else None
     mean = f"{e.mean:.{digits}f}" if digits else f"{e.mean:.4g}"
     if math.isnan(e.half_width):
         return mean

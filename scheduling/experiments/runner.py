@@ -42,6 +42,7 @@ __all__ = [
     "trace_points",
     "read_trace",
     "replications_needed",
+    "episode_seeds",
 ]
 
 
@@ -95,46 +96,118 @@ def _fairness(table: np.ndarray) -> dict[str, list]:
             "sum": np.bincount(inv, weights=turn).tolist()}
 
 
+def episode_seeds(seed: int, count: int) -> list[int]:
+    """``count`` independent seeds derived from ``seed`` (``SeedSequence`` children; for the
+    Downey model the same as :func:`scheduling.downey_metrics.day_seeds`)."""
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
+
+
+def _pool(results: list[Any]) -> Any:
+    """One :class:`~scheduling.result.SimulationResult` for independent runs: tables concatenated
+    (job ids offset to stay unique), windows laid end to end, integrals summed."""
+    from ..result import SimulationResult
+
+    if len(results) == 1:
+        return results[0]
+    tables, offset = [], 0
+    for r in results:
+        t = r.table.copy()
+        t["id"] += offset
+        offset = int(t["id"].max()) + 1 if len(t) else offset
+        tables.append(t)
+    r0 = results[0]
+    return SimulationResult(np.concatenate(tables), r0.size, (0.0, float(sum(r.duration for r in results))),
+                            float(sum(r.busy_integral for r in results)),
+                            float(sum(r.effectiveness_integral for r in results)),
+                            float(sum(r.demand_time for r in results)), r0.policy, r0.allocator,
+                            int(sum(r.unfinished for r in results)))
+
+
+def _extra_metrics(pooled: Any, useful: float | None) -> dict[str, float]:
+    t = pooled.table
+    out = {"mean_changes": math.nan, "mean_cluster_size": math.nan, "cv_cluster_size": math.nan,
+           "system_efficiency": math.nan, "load_average": math.nan}
+    if len(t):
+        granted = t["granted"].astype(float)
+        out["mean_changes"] = float(t["changes"].mean())
+        out["mean_cluster_size"] = float(granted.mean())
+        out["cv_cluster_size"] = float(granted.std() / granted.mean()) if granted.mean() > 0 else math.nan
+    if useful is not None and pooled.duration > 0:
+        out["system_efficiency"] = useful / (pooled.size * pooled.duration)
+    return out
+
+
 def run_task(task: dict[str, Any]) -> dict[str, Any]:
     """Simulate one task (see :meth:`Point.task`) and return its result row (see
-    :data:`~scheduling.experiments.store.ROW_COLUMNS`)."""
+    :data:`~scheduling.experiments.store.ROW_COLUMNS`).
+
+    A workload model with episodes (Downey's ``days``) runs that many independent simulations,
+    each with a fresh allocator and policy and its own seed (:func:`episode_seeds` of the task's
+    seed), and pools them into one row. ``system_efficiency`` is measured for policies that track
+    the work done (``useful_work``, the dynamic ones) and by models with their own metrics."""
     from ..api import simulate
 
     cfg = task["point"]
-    label = f"{cfg['experiment']}: {cfg['allocator']} {cfg['policy']} load={cfg['load']} " \
+    params = cfg.get("policy_params") or {}
+    policy_label = Component.of(cfg["policy"], **params).label
+    label = f"{cfg['experiment']}: {cfg['allocator']} {policy_label} load={cfg['load']} " \
             f"replication {task['replication']}"
     try:
         topo = TopologySpec.parse(cfg["topology"])
-        topology = topo.build()
         alloc = Component.from_json(cfg["allocator"])
-        allocator = registry.make_allocator(alloc.name, topology, alloc.kwargs)
         work = cfg["workload"]
+        spec = model = trace = None
         if "trace" in work:
-            workload = read_trace(work["trace"], topo, work.get("rate_factor", 1.0))
+            trace = read_trace(work["trace"], topo, work.get("rate_factor", 1.0))
+            seeds = [task["sim_seed"]]
         else:
-            spec = WorkloadSpec(Component.from_json(work["sizes"]), Component.from_json(work["service"]),
-                                Component.from_json(work["speedup"]))
-            workload = spec.build(cfg["load"], topology.size)
+            spec = WorkloadSpec.from_json(work)
+            model = registry.workload_model(spec.model.name) if spec.model is not None else None
+            episodic = model is not None and model.episodes is not None
+            seeds = episode_seeds(task["sim_seed"], spec.episodes) if episodic else [task["sim_seed"]]
+        runs: list[tuple[Any, dict[int, Any]]] = []
+        useful: float | None = 0.0
         t0 = time.perf_counter()
-        result = simulate(allocator, cfg["policy"], workload, jobs=cfg["jobs"], warmup=cfg["warmup"],
-                          seed=task["sim_seed"])
+        for seed in seeds:
+            topology = topo.build()
+            allocator = registry.make_allocator(alloc.name, topology, alloc.kwargs)
+            policy = registry.make_policy(cfg["policy"], params)
+            by_id: dict[int, Any] = {}
+            if trace is not None:
+                workload: Any = trace
+            else:
+                workload = spec.build(cfg["load"], topology.size)
+                if spec.finite:  # keep the jobs: the model's metrics need their speedups
+                    workload = list(workload.jobs(seed))
+                    by_id = {j.id: j for j in workload}
+            result = simulate(allocator, policy, workload, jobs=cfg["jobs"], warmup=cfg["warmup"], seed=seed)
+            tracker = getattr(policy, "useful_work", None)
+            if useful is not None and callable(tracker) and result.duration > 0:
+                useful += tracker(*result.window)
+            else:
+                useful = None
+            runs.append((result, by_id))
         wall = time.perf_counter() - t0
+        pooled = _pool([r for r, _ in runs])
+        summary = pooled.summary()
+        summary.update(_extra_metrics(pooled, useful))
+        if model is not None and model.metrics is not None:
+            summary.update(model.metrics(runs))
     except TraceSupportError:
         raise
     except Exception as exc:
         raise TaskError(f"{label} failed: {type(exc).__name__}: {exc}") from exc
-    summary = result.summary()
     row = {
         "point_id": task["point_id"], "replication": task["replication"], "experiment": cfg["experiment"],
-        "topology": cfg["topology"], "allocator": alloc.label, "policy": cfg["policy"], "load": cfg["load"],
+        "topology": cfg["topology"], "allocator": alloc.label, "policy": policy_label, "load": cfg["load"],
         "jobs": cfg["jobs"], "warmup": cfg["warmup"], "seed": cfg["seed"], "sim_seed": task["sim_seed"],
-        "workload": work, "kept": summary["jobs"], "unfinished": result.unfinished, "duration": result.duration,
+        "workload": work, "kept": summary["jobs"], "unfinished": pooled.unfinished, "duration": pooled.duration,
         "wall_time": wall, "finished_at": time.time(), "version": package_version(), "config": cfg,
-        "fairness": _fairness(result.table),
+        "fairness": _fairness(pooled.table),
     }
     for m in METRICS:
-        v = summary.get(m, math.nan)
-        row[m] = float(v) if v is not None else math.nan
+        v = summary.get(m)
+        row[m] = math.nan if v is None or v != v else float(v)  # one NaN object: equal rows compare equal
     return row
 
 

@@ -6,7 +6,8 @@ summary metrics as columns and the per-size turnaround sums the fairness curves 
 written in one transaction, so a point is either fully stored or not at all; ``(point_id,
 replication)`` is the primary key, so re-running a sweep skips what is stored (:meth:`ResultStore.done`)
 and an interrupted sweep resumes. The study's description is stored too, so ``topoalloc plot`` can
-redraw its figures from the file alone.
+redraw its figures from the file alone. A file written before a metric was added gets its column
+(NULL, read as NaN) when opened.
 
 Export with :meth:`ResultStore.to_csv` and :meth:`ResultStore.to_parquet` (needs ``pyarrow``).
 """
@@ -76,6 +77,12 @@ class ResultStore:
         schema = self._conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
         if int(schema) != SCHEMA_VERSION:
             raise ValueError(f"{self.path}: result store schema {schema}, this version reads {SCHEMA_VERSION}")
+        # metrics added since the file was written: new (NULL, read as NaN) columns, rows kept
+        have = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}
+        with self._conn:
+            for name, kind in _COLUMNS:
+                if name not in have:
+                    self._conn.execute(f"ALTER TABLE results ADD COLUMN {name} {kind}")
 
     # -- writing ----------------------------------------------------------------------------------
     def add(self, row: dict[str, Any]) -> bool:
