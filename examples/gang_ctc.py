@@ -1,158 +1,153 @@
-"""Replay the Cornell Theory Center SP2 trace under EASY and DHC gang scheduling (seed 004).
+"""Wang, Papaefthymiou & Squillante (seed 004) through ``topoalloc run``: the CTC SP2 log under EASY
+and DHC gang scheduling, Fig. 3's per-class tables and the normalised response times of Figs. 4-9.
 
-F. Wang, M. Papaefthymiou, M. Squillante, "Performance Evaluation of Gang Scheduling for Parallel
-and Distributed Multiprogramming": one month (August 1996) of the CTC SP2 workload, jobs of up to
-320 processors with nonzero CPU time (§5), on a 320-processor machine (a DHC forest 256 + 64,
-§2.6). EASY runs on a flat 320-processor pool; the gang schedulers (vanilla, push-down, migration
-from the root and from the leaves) on a ``DHCTree`` with uniform quanta, for context-switch costs
-of 1 s and 16 s and several timeplexing cycles. For each run the per-class table of seed 004
-Fig. 3 is printed (jobs, service, queueing, sharing, waiting and response times, R/S), then the
-normalised response times per class side by side (the data of Figs. 4-9). Push-down uses the
-weight-oriented assignment (the paper shows only that one, §6), the others first fit.
+    python examples/gang_ctc.py --limit 1000          # a quick look: the month's first 1000 jobs
+    python examples/gang_ctc.py                       # the month (7,083 jobs): 25 runs, many minutes
+    python examples/gang_ctc.py --tables summary --plot gang_ctc.png --workers 2
 
-    python examples/gang_ctc.py --limit 1000                      # a quick look (about a minute)
-    python examples/gang_ctc.py                                   # the month: 24 gang runs, minutes
-    python examples/gang_ctc.py --cycles 1000 3000 --costs 1 16 --workers 2 --plot gang_ctc.png
-    python examples/gang_ctc.py --variants migrate-leaves --quanta rho
+Runs ``seed004_fig3_gang_ctc.toml`` through the experiments machinery: August 1996 of the CTC SP2
+log (the ``Trace`` workload model, found by name in ``$TOPOALLOC_TRACES``, default
+``../shared/traces``; §5: jobs of up to 320 processors with nonzero CPU time) at its recorded
+arrival rate on 320 processors (a DHC forest 256 + 64, §2.6); EASY on a flat pool; vanilla,
+push-down (weight-oriented assignment), migration from the root and from the leaves on a
+``DHCTree`` with uniform quanta, context-switch costs 1 s and 16 s, cycles T = 300, 1000, 3000 s.
+The machinery prints its table (mean response, wait, bounded slowdown, utilisation), stores every
+run in ``results/seed004-fig3.sqlite`` (re-running resumes) and draws the response time by
+requested size when matplotlib is installed.
 
-The trace is found with ``scheduling.workloads.trace_path`` (``$TOPOALLOC_TRACES``, default
-``../shared/traces``); without the CTC log the closest one present is used (``--trace`` to choose).
+Own options: ``--limit N`` (only the first N jobs of the month: the wrapper writes a copy of the
+TOML with ``limit = N`` in the workload model and the study renamed ``seed004-fig3-limitN`` to
+``results/``, so a quick look has its own store and never mixes with the month's results),
+``--tables all|summary`` and ``--plot FILE``. Every other argument goes to ``topoalloc run``
+(``--workers``, ``--store``, ``--no-plots``, ``--dask``, ...). To change the trace, the month,
+the cycles or the costs, edit (a copy of) the TOML file.
+
+**Extra output** (below the machinery's table, computed from the stored results, not from separate
+simulations): seed 004 Fig. 3's per-class table for every run -- jobs, mean service S, queueing
+Q, sharing H, waiting W and response R times, and R/S = mean R / mean S -- from the per-size sums
+each stored row keeps (:func:`scheduling.experiments.class_rows`); then R/S per class side by side
+for each context-switch cost (the data of Figs. 4-9), counting the classes in which each gang
+scheduler beats EASY; with ``--plot``, those curves against T as a PNG (needs matplotlib).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
+import json
+import os
+import re
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
+import tomllib
+from pathlib import Path
+from typing import Any
 
-import numpy as np
+from scheduling.cli import build_parser, main
+from scheduling.experiments import ResultStore, class_rows, load_study
+from scheduling.gang_metrics import format_class_table
 
-from scheduling import simulate
-from scheduling.gang_metrics import class_table, format_class_table
-from scheduling.policies.gang import VARIANTS, Gang
-from scheduling.workloads import TraceNotFoundError, load_swf, trace_path
-from topoalloc import DHCTree, FlatPool
-from topologies import Flat
-
-CTC = "CTC-SP2-1996-3.1-cln.swf.gz"
-FALLBACKS = (CTC, "SDSC-Par-1996-3.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "HPC2N-2002-2.2-cln.swf.gz")
-MONTH = 30 * 86400.0
+HERE = Path(__file__).resolve().parent
+TOML = HERE / "seed004_fig3_gang_ctc.toml"
 
 
-def find_trace(name: str | None):
-    """The requested trace, else the first of :data:`FALLBACKS` present."""
-    for candidate in ([name] if name else FALLBACKS):
-        try:
-            return trace_path(candidate)
-        except TraceNotFoundError as exc:
-            last = exc
-    raise SystemExit(f"no trace found: {last}")
+# -- a copy of the TOML with a job limit ------------------------------------------------------------
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)  # a TOML basic string
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {v!r} as TOML")
 
 
-def august_1996(path) -> tuple[float, float] | None:
-    """August 1996 (US Eastern time) in seconds from the log's start, from its ``UnixStartTime``;
-    ``None`` when the log does not cover it."""
-    header = load_swf(path, limit=1).header
-    if header.unix_start_time is None:
-        return None
-    try:
-        from zoneinfo import ZoneInfo
-
-        tz = ZoneInfo(header.time_zone_string or "US/Eastern")
-    except Exception:  # no tz database: EDT
-        tz = dt.timezone(dt.timedelta(hours=-4))
-    lo = dt.datetime(1996, 8, 1, tzinfo=tz).timestamp() - header.unix_start_time
-    hi = dt.datetime(1996, 9, 1, tzinfo=tz).timestamp() - header.unix_start_time
-    return (lo, hi) if lo >= 0 else None
+def _toml_key(k: str) -> str:
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
 
 
-def load_jobs(args):
-    path = find_trace(args.trace)
-    window = tuple(args.window) if args.window else (august_1996(path) if CTC in path.name else None)
-    if window is None:
-        window = (0.0, MONTH)
-    trace = load_swf(path, topology=Flat(args.machine), window=window, limit=args.limit)
-    jobs = list(trace)
-    if not args.keep_zero_cpu:
-        jobs = [j for j in jobs if j.attrs["swf"].average_cpu_time > 0]
-    print(f"{path.name}: window {window[0]:.0f}..{window[1]:.0f} s, {len(jobs)} jobs on {args.machine} processors "
-          f"(skipped: {trace.report.counts}; no-CPU-time dropped: {len(trace) - len(jobs)})")
-    return jobs
+def limited_copy(limit: int, outdir: str | Path = "results") -> Path:
+    """``seed004_fig3_gang_ctc.toml`` with ``limit`` added to its workload model and ``-limit<N>``
+    added to its name, written to ``outdir`` (every table as an inline table)."""
+    with open(TOML, "rb") as fh:
+        data = tomllib.load(fh)
+    data["name"] = f"{data['name']}-limit{limit}"
+    data["description"] = f"{data['description']} (first {limit} jobs)"
+    data["workload"]["model"]["limit"] = limit
+    path = Path(outdir) / f"{TOML.stem}-limit{limit}.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# written by examples/gang_ctc.py --limit {limit} from {TOML.name}\n"
+                    + "".join(f"{_toml_key(k)} = {_toml_value(v)}\n" for k, v in data.items()))
+    return path
 
 
-def run_one(spec):
-    jobs, label, variant, cycle, cost, assignment, quanta, machine = spec
-    t0 = time.perf_counter()
-    if variant == "EASY":
-        result = simulate(FlatPool(Flat(machine)), "EASY", jobs, jobs=None)
-    else:
-        policy = Gang(variant, cycle=cycle, switch_cost=cost, assignment=assignment, quanta=quanta)
-        result = simulate(DHCTree(Flat(machine)), policy, jobs, jobs=None)
-    classes = (machine - 1).bit_length() + 1
-    return label, variant, cycle, cost, class_table(result, classes), result.unfinished, time.perf_counter() - t0
+# -- the stored results ----------------------------------------------------------------------------
+def stored(config: Path, run_args: list[str]) -> tuple[Any, list[dict[str, Any]]]:
+    """The study ``topoalloc run <config> <run_args>`` ran and its stored rows (same overrides,
+    same store), in the study's point order."""
+    args = build_parser().parse_args(["run", str(config), *run_args])
+    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
+                                                   loads=args.loads, seed=args.seed)
+    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
+    ids = [p.point_id for p in study.points()]
+    with ResultStore(path) as store:
+        rows = store.rows(point_ids=ids)
+    rank = {pid: i for i, pid in enumerate(ids)}
+    return study, sorted(rows, key=lambda r: (rank[r["point_id"]], r["replication"]))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--trace", help=f"trace name in the traces directory (default {CTC}, or the closest present)")
-    ap.add_argument("--window", nargs=2, type=float, metavar=("START", "END"),
-                    help="submit-time window in seconds from the log start (default: August 1996 for CTC)")
-    ap.add_argument("--limit", type=int, help="keep only the first N jobs of the window (quick runs)")
-    ap.add_argument("--machine", type=int, default=320, help="processors (default 320 = 256 + 64)")
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
-    ap.add_argument("--cycles", nargs="+", type=float, default=[300.0, 1000.0, 3000.0], help="timeplexing cycles T, s")
-    ap.add_argument("--costs", nargs="+", type=float, default=[1.0, 16.0], help="context-switch costs, s")
-    ap.add_argument("--assignment", choices=("first_fit", "weight"),
-                    help="job assignment of vanilla and push-down (default: first fit, push-down weight)")
-    ap.add_argument("--quanta", choices=Gang.QUANTA, default="uniform")
-    ap.add_argument("--keep-zero-cpu", action="store_true",
-                    help="keep jobs without a positive CPU time (§5 keeps nonzero ones; -1 is unknown)")
-    ap.add_argument("--workers", type=int, default=1, help="processes")
-    ap.add_argument("--tables", choices=("all", "summary"), default="all",
-                    help="print every run's Fig. 3 table, or only the summaries")
-    ap.add_argument("--plot", help="write the normalised response times per class as a PNG (needs matplotlib)")
-    args = ap.parse_args(argv)
+def describe(row: dict[str, Any]) -> tuple[str, str, float | None, float | None]:
+    """``(experiment, policy name, cycle T, switch cost)`` of a stored row (``None`` for EASY)."""
+    cfg = row["config"]
+    params = cfg.get("policy_params") or {}
+    return row["experiment"].split("/")[-1], cfg["policy"], params.get("cycle"), params.get("switch_cost")
 
-    jobs = load_jobs(args)
-    specs = [(jobs, "EASY", "EASY", 0.0, 0.0, None, "uniform", args.machine)]
-    for variant in args.variants:
-        assignment = args.assignment or ("weight" if variant == "pushdown" else "first_fit")
-        for cost in args.costs:
-            for cycle in args.cycles:
-                label = f"Gang-{variant} ({assignment}) T={cycle:g} s, switch {cost:g} s, {args.quanta} quanta"
-                specs.append((jobs, label, variant, cycle, cost, assignment, args.quanta, args.machine))
-    t0 = time.perf_counter()
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers) as pool:
-            results = list(pool.map(run_one, specs))
-    else:
-        results = [run_one(s) for s in specs]
-    for label, _, _, _, rows, unfinished, secs in results:
-        if args.tables == "all" or label == "EASY":
+
+def per_class(rows: list[dict[str, Any]], classes: int) -> list[tuple[dict[str, Any], list]]:
+    """``(row, Fig. 3 class rows)`` per stored point (replications pooled)."""
+    by_point: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_point.setdefault(r["point_id"], []).append(r)
+    return [(rs[0], class_rows(rs, classes)) for rs in by_point.values()]
+
+
+def print_tables(results: list[tuple[dict[str, Any], list]], tables: str) -> None:
+    print("\n# Extra: seed 004 Fig. 3 per-class tables from the stored results (times in seconds; class i holds "
+          "jobs of 2^(i-1) < p <= 2^i processors)")
+    for row, cls in results:
+        if tables == "all" or row["policy"] == "EASY":
+            note = f", {row['unfinished']} unfinished" if row["unfinished"] else ""
             print()
-            note = f", {unfinished} unfinished" if unfinished else ""
-            print(format_class_table(rows, f"{label}   [{secs:.1f} s{note}]"))
-    print(f"\nnormalised response time R/S per class (mean R / mean S), {time.perf_counter() - t0:.0f} s in all")
-    easy = results[0][4]
-    classes = len(easy)
-    head = f"{'scheduler':<34}" + "".join(f"{c:>8}" for c in range(classes)) + f"{'better':>8}"
-    for cost in args.costs:
-        print(f"\ncontext-switch cost {cost:g} s  ('better': classes where it beats EASY)")
-        print(head)
-        print(f"{'EASY':<34}" + "".join(f"{r.normalized:>8.2f}" for r in easy))
-        for _, variant, cycle, c, rows, _, _ in results[1:]:
-            if c != cost:
-                continue
-            better = sum(1 for r, e in zip(rows, easy, strict=True) if r.jobs and r.normalized < e.normalized)
-            print(f"{variant + f' T={cycle:g}':<34}" + "".join(f"{r.normalized:>8.2f}" for r in rows) + f"{better:>8}")
-    if args.plot:
-        plot(results, args, args.plot)
-    return 0
+            print(format_class_table(cls, f"{row['experiment']}: {row['policy']}   [{row['wall_time']:.1f} s{note}]"))
 
 
-def plot(results, args, path) -> None:
+def print_normalised(results: list[tuple[dict[str, Any], list]]) -> None:
+    easy = next((cls for row, cls in results if row["policy"] == "EASY"), None)
+    print("\n# Extra: normalised response time R/S per class (mean R / mean S; the data of Figs. 4-9)")
+    groups: dict[str, list[tuple[dict[str, Any], list]]] = {}
+    for row, cls in results:
+        if row["policy"] != "EASY":
+            groups.setdefault(describe(row)[0], []).append((row, cls))
+    classes = len(results[0][1]) if results else 0
+    head = f"{'scheduler':<30}" + "".join(f"{c:>8}" for c in range(classes))
+    for exp, members in groups.items():
+        print(f"\n{exp}" + ("  ('better': classes in which it beats EASY)" if easy else ""))
+        print(head + (f"{'better':>8}" if easy else ""))
+        if easy:
+            print(f"{'EASY':<30}" + "".join(f"{r.normalized:>8.2f}" for r in easy))
+        for row, cls in members:
+            _, name, cycle, _ = describe(row)
+            label = f"{name} T={cycle:g}" if cycle is not None else name
+            line = f"{label:<30}" + "".join(f"{r.normalized:>8.2f}" for r in cls)
+            if easy:
+                better = sum(1 for r, e in zip(cls, easy, strict=True) if r.jobs and r.normalized < e.normalized)
+                line += f"{better:>8}"
+            print(line)
+
+
+def plot(results: list[tuple[dict[str, Any], list]], path: str) -> None:
     try:
         import matplotlib
 
@@ -161,21 +156,34 @@ def plot(results, args, path) -> None:
     except ImportError:
         print("matplotlib is not importable; no figure written", file=sys.stderr)
         return
-    easy = results[0][4]
-    classes = len(easy)
-    fig, axes = plt.subplots(len(args.costs), classes, figsize=(2.2 * classes, 2.6 * len(args.costs)), squeeze=False)
-    for i, cost in enumerate(args.costs):
+    easy = next((cls for row, cls in results if row["policy"] == "EASY"), None)
+    curves: dict[str, dict[str, list[tuple[float, list]]]] = {}
+    for row, cls in results:
+        exp, name, cycle, _ = describe(row)
+        if cycle is not None:
+            curves.setdefault(exp, {}).setdefault(name, []).append((cycle, cls))
+    if not curves:
+        print("no gang runs stored; no figure written", file=sys.stderr)
+        return
+    classes = len(results[0][1])
+    fig, axes = plt.subplots(len(curves), classes, figsize=(2.2 * classes, 2.6 * len(curves)), squeeze=False)
+    for i, (exp, by_name) in enumerate(curves.items()):
         for c in range(classes):
             ax = axes[i][c]
-            for variant in args.variants:
-                pts = [(cy, rows[c].normalized) for _, v, cy, co, rows, _, _ in results[1:]
-                       if v == variant and co == cost]
-                if pts:
-                    xs, ys = zip(*sorted(pts), strict=True)
-                    ax.plot(xs, ys, marker="o", label=variant)
-            ax.axhline(easy[c].normalized, color="k", linestyle="--", label="EASY")
+            if not any(p[1][c].jobs for pts in by_name.values() for p in pts):
+                ax.set_axis_off()
+                ax.set_title(f"class {c}: no jobs", fontsize=8)
+                continue
+            for name, pts in by_name.items():
+                pts.sort(key=lambda p: p[0])
+                ax.plot([p[0] for p in pts], [p[1][c].normalized for p in pts], marker="o", label=name)
+            if easy is not None:
+                ax.axhline(easy[c].normalized, color="k", linestyle="--", label="EASY")
             ax.set_xscale("log")
-            ax.set_title(f"class {c}, switch {cost:g} s", fontsize=8)
+            cycles = sorted({p[0] for pts in by_name.values() for p in pts})
+            ax.set_xticks(cycles, [f"{x:g}" for x in cycles])
+            ax.minorticks_off()
+            ax.set_title(f"class {c}, {exp}", fontsize=8)
             ax.tick_params(labelsize=7)
     axes[0][0].legend(fontsize=6)
     fig.supxlabel("timeplexing cycle T (s)")
@@ -185,6 +193,32 @@ def plot(results, args, path) -> None:
     print(f"wrote {path}")
 
 
+def run(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--tables", choices=("all", "summary"), default="all")
+    ap.add_argument("--plot", default=None)
+    ap.add_argument("-h", "--help", action="store_true")
+    own, run_args = ap.parse_known_args(argv)
+    if own.help:
+        print(__doc__)
+        return 0
+    if own.limit is not None and own.limit < 1:
+        print(f"gang_ctc.py: --limit must be a positive integer, got {own.limit}", file=sys.stderr)
+        return 2
+    config = TOML if own.limit is None else limited_copy(own.limit)
+    code = main(["run", str(config), *run_args])
+    if code:
+        return code
+    study, rows = stored(config, run_args)
+    size = study.experiments[0].topology.size
+    results = per_class(rows, (size - 1).bit_length() + 1)
+    print_tables(results, own.tables)
+    print_normalised(results)
+    if own.plot:
+        plot(results, own.plot)
+    return 0
+
+
 if __name__ == "__main__":
-    np.seterr(all="ignore")
-    raise SystemExit(main())
+    sys.exit(run(sys.argv[1:]))

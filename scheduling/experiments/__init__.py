@@ -45,7 +45,7 @@ from .registry import (
     register_allocator,
     workload_model_names,
 )
-from .report import FairnessCurve, PointSummary, aggregate, fairness_curves, format_table
+from .report import FairnessCurve, PointSummary, aggregate, class_rows, fairness_curves, format_table
 from .runner import (
     DaskExecutor,
     LocalExecutor,
@@ -63,6 +63,7 @@ from .runner import (
 )
 from .snapshots import SnapshotPolicy, record_occupancy
 from .store import ResultStore, package_version
+from .traces import TraceParameterError, TraceWorkload, month_window, trace_workload
 
 __all__ = [
     "METRICS",
@@ -99,6 +100,7 @@ __all__ = [
     "FairnessCurve",
     "PointSummary",
     "aggregate",
+    "class_rows",
     "fairness_curves",
     "format_table",
     "DaskExecutor",
@@ -116,6 +118,10 @@ __all__ = [
     "trace_points",
     "SnapshotPolicy",
     "record_occupancy",
+    "TraceParameterError",
+    "TraceWorkload",
+    "month_window",
+    "trace_workload",
     "ResultStore",
     "package_version",
 ]

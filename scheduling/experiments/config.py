@@ -50,6 +50,15 @@ table may name one of the papers' workloads with its parameters (on a ``flat`` t
     # {name = "BatchMix", numbers = [6, 6, 11, 21]} (a closed batch) or {name = "Downey", days = 30}:
     # finite workloads, for which jobs = "all" (the default for Downey) runs every job
 
+A recorded log is the ``Trace`` model (:mod:`~scheduling.experiments.traces`), found by name in
+``$TOPOALLOC_TRACES`` (default ``../shared/traces``); its ``loads`` default to ``"recorded"`` (one
+point at the log's own rate, shown as load ``trace``) or are offered loads the arrivals are scaled
+to, and it runs one replication by default (a trace is one sample)::
+
+    topology = "flat:320"
+    [workload]
+    model = { name = "Trace", file = "CTC-SP2-1996-3.1-cln", month = "1996-08", nonzero_cpu = true }
+
 **Policy parameters.** A policy is a registry name or a table with ``name`` and constructor
 parameters (:func:`~scheduling.experiments.registry.make_policy`); tables and result rows label it
 ``Name(k=v)``. **Printed table.** ``table = ["mean_turnaround", "mean_changes"]`` chooses the
@@ -299,6 +308,11 @@ class WorkloadSpec:
         """Whether the workload ends by itself (runs may then last until every job is done)."""
         return self.model is not None and registry.workload_model(self.model.name).finite
 
+    @property
+    def trace(self) -> bool:
+        """Whether the workload replays recorded jobs (loads may be ``"recorded"``: ``None``)."""
+        return self.model is not None and registry.workload_model(self.model.name).trace
+
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> WorkloadSpec:
         """Inverse of :meth:`to_json`."""
@@ -326,9 +340,9 @@ class WorkloadSpec:
             return {"model": self.model.to_json()}
         return {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
 
-    def build(self, load: float, machine_size: int) -> Any:
+    def build(self, load: float | None, machine_size: int) -> Any:
         """The workload at ``load``: the model's, else a :class:`~scheduling.workloads.Synthetic`
-        one (sizes must be resolved)."""
+        one (sizes must be resolved). ``None`` is a trace model's recorded rate."""
         from ..workloads import Synthetic
 
         if self.model is not None:
@@ -440,7 +454,8 @@ class Experiment:
     allocators: tuple[Component, ...]
     #: Policy names, or :class:`Component` values for policies with constructor parameters.
     policies: tuple[str | Component, ...]
-    loads: tuple[float, ...]
+    #: Offered loads; ``None`` is a trace's recorded rate (``loads = "recorded"``).
+    loads: tuple[float | None, ...]
     workload: WorkloadSpec = field(default_factory=WorkloadSpec)
     #: Completions per run; ``None``: until a finite workload is exhausted.
     jobs: int | None = 2000
@@ -458,8 +473,9 @@ class Experiment:
             for pol in self.policies:
                 name, params = (pol, ()) if isinstance(pol, str) else (pol.name, pol.params)
                 for load in self.loads:
-                    out.append(Point(self.name, self.topology, alloc, name, work, float(load), self.jobs,
-                                     self.warmup, self.seed, params))
+                    out.append(Point(self.name, self.topology, alloc, name, work,
+                                     None if load is None else float(load), self.jobs, self.warmup, self.seed,
+                                     params))
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -531,6 +547,8 @@ def canonical_policy(name: str) -> str:
 
 
 # -- loading ----------------------------------------------------------------------------------------
+#: How a file writes a trace's own arrival rate in ``loads`` (stored as load ``None``).
+RECORDED = "recorded"
 _TOP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
              "warmup", "replications", "target", "experiments", "plots", "store", "table")
 _EXP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
@@ -678,9 +696,11 @@ def _workload_model(value: Any, topo: TopologySpec, *, file: Any, key: str) -> W
             raise ConfigError(f"workload model {model.name} has no parameter {p!r}; allowed: {', '.join(allowed)}",
                               file=file, key=f"{key}.{p}")
     try:
-        registry.make_workload(model.name, comp.kwargs, load=0.5, machine_size=topo.size)
+        registry.make_workload(model.name, comp.kwargs, load=None if model.trace else 0.5, machine_size=topo.size)
+    except FileNotFoundError as exc:  # a trace model's trace is not in the traces directory
+        raise ConfigError(str(exc), file=file, key=f"{key}.file") from None
     except (TypeError, ValueError) as exc:
-        bad = next((p for p in comp.kwargs if p in str(exc)), None)
+        bad = getattr(exc, "param", None) or next((p for p in comp.kwargs if p in str(exc)), None)
         raise ConfigError(str(exc), file=file, key=f"{key}.{bad}" if bad else key) from None
     return WorkloadSpec(model=Component(model.name, comp.params))
 
@@ -781,7 +801,7 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
     def key(k: str) -> str:  # report a value where it was written: the variant or the top level
         return f"{where}{k}" if k in own else k
 
-    for required in ("topology", "allocators", "policies", "loads"):
+    for required in ("topology", "allocators", "policies"):
         if required not in table:
             raise ConfigError("missing (required)", file=file, key=key(required))
     try:
@@ -790,10 +810,20 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
         raise ConfigError(str(exc), file=file, key=key("topology")) from None
     allocators = _allocators(table["allocators"], topo, file=file, key=key("allocators"))
     pols = _policy_list(table["policies"], file=file, key=key("policies"))
-    loads = table["loads"]
-    if isinstance(loads, int | float) and not isinstance(loads, bool):
-        loads = [loads]
     workload = _workload(table.get("workload", {}), file=file, key=key("workload"), topology=topo)
+    trace = workload.trace
+    if "loads" not in table and not trace:
+        raise ConfigError("missing (required)", file=file, key=key("loads"))
+    loads = table.get("loads", RECORDED)
+    if isinstance(loads, int | float | str) and not isinstance(loads, bool):
+        loads = [loads]
+    if isinstance(loads, list) and RECORDED in loads:
+        if not trace:
+            traces = [n for n in registry.workload_model_names() if registry.workload_model(n).trace]
+            raise ConfigError(f"{RECORDED!r} is the load of a recorded workload (model {' or '.join(traces)}); "
+                              "give offered loads > 0", file=file, key=key("loads"))
+        if loads.count(RECORDED) > 1:
+            raise ConfigError(f"{RECORDED!r} is listed twice", file=file, key=key("loads"))
     jobs = table.get("jobs", "all" if workload.finite else 2000)
     if jobs == "all":
         if not workload.finite:
@@ -802,8 +832,19 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
                               "completions", file=file, key=key("jobs"))
         jobs = None
     for f in ("loads", "jobs", "warmup", "replications", "seed"):
-        if f in table and not (f == "jobs" and jobs is None):
-            _validate_field(f, loads if f == "loads" else table[f], file=file, key=key(f))
+        if f == "loads":
+            numbers = [x for x in loads if x != RECORDED] if isinstance(loads, list) else loads
+            if numbers or not isinstance(loads, list):
+                try:
+                    _validate_field(f, numbers, file=file, key=key(f))
+                except ConfigError:
+                    if not trace:
+                        raise
+                    raise ConfigError(f"must be {RECORDED!r} (the trace's own arrival rate) or a list of offered "
+                                      f"loads > 0 (may include {RECORDED!r}), got {table['loads']!r}", file=file,
+                                      key=key(f)) from None
+        elif f in table and not (f == "jobs" and jobs is None):
+            _validate_field(f, table[f], file=file, key=key(f))
     warmup = table.get("warmup", 0 if jobs is None else min(200, jobs // 10))
     if jobs is not None and warmup >= jobs:
         raise ConfigError(f"warmup ({warmup}) must be smaller than jobs ({jobs})", file=file, key=key("warmup"))
@@ -813,8 +854,9 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
     desc = table.get("description", "")
     if not isinstance(desc, str):
         raise ConfigError("must be a string", file=file, key=key("description"))
-    return Experiment(name, topo, allocators, pols, tuple(float(x) for x in loads), workload, jobs, warmup,
-                      table.get("replications", 3), target, table.get("seed", 0), desc)
+    return Experiment(name, topo, allocators, pols, tuple(None if x == RECORDED else float(x) for x in loads),
+                      workload, jobs, warmup, table.get("replications", 1 if trace else 3), target,
+                      table.get("seed", 0), desc)
 
 
 def study_from_dict(data: dict, *, file: Any = None, default_name: str = "study") -> Study:

@@ -290,17 +290,21 @@ _MISSING = object()
 
 def policy_parameters(name: str) -> dict[str, Any]:
     """The parameters a configuration file may give policy ``name``: each keyword of its class's
-    constructor that the policy keeps as an attribute of the same name with a plain value (number,
-    string, boolean or none), mapped to its value for ``name`` (``{"overhead": 0.0}`` for
-    ``DEQP``). Raises :class:`~scheduling.policies.UnknownPolicyError` for an unknown name."""
+    constructor that the policy keeps with a plain value (number, string, boolean or none) as an
+    attribute of the same name, else of the name with a leading underscore or a ``_mode`` suffix
+    (:class:`~scheduling.policies.gang.Gang` keeps ``assignment`` as ``_assignment`` and ``quanta``
+    as ``quanta_mode``), mapped to its value for ``name`` (``{"overhead": 0.0}`` for ``DEQP``).
+    Raises :class:`~scheduling.policies.UnknownPolicyError` for an unknown name."""
     policy = _policies.get(name)
     out = {}
     for pname, par in inspect.signature(type(policy)).parameters.items():
         if par.kind not in (par.POSITIONAL_OR_KEYWORD, par.KEYWORD_ONLY):
             continue
-        value = getattr(policy, pname, _MISSING)
-        if value is not _MISSING and isinstance(value, _SCALAR):
-            out[pname] = value
+        for attr in (pname, f"_{pname}", f"{pname}_mode"):
+            value = getattr(policy, attr, _MISSING)
+            if value is not _MISSING and isinstance(value, _SCALAR):
+                out[pname] = value
+                break
     return out
 
 
@@ -331,6 +335,10 @@ def make_policy(name: str, params: Mapping[str, Any] | None = None) -> Any:
     if missing:  # pragma: no cover - every registered family keeps its constructor arguments
         raise PolicyParameterError(f"policy {name!r} cannot be rebuilt with parameters: it does not keep "
                                    f"{', '.join(missing)}")
+    same = cls(**current)
+    if getattr(same, "name", None) != getattr(policy, "name", None):  # a setting the rebuild would lose
+        raise PolicyParameterError(f"policy {name!r} cannot be rebuilt with parameters: rebuilt from "
+                                   f"{current} it is {getattr(same, 'name', same)!r}")
     return cls(**{**current, **dict(params)})
 
 
@@ -351,7 +359,9 @@ class WorkloadModel:
     ``finite`` workloads end by themselves (a run then lasts until every job is done: ``jobs =
     "all"`` is the default); ``episodes`` names the parameter giving the number of independent
     simulations pooled into one replication (Downey's "days"); ``metrics(runs)`` adds the model's
-    own metrics from ``[(result, jobs_by_id)]``, one pair per episode."""
+    own metrics from ``[(result, jobs_by_id)]``, one pair per episode. A ``trace`` model replays
+    recorded jobs: its ``loads`` may be ``"recorded"`` (the default; the factory then gets ``load =
+    None``) and its experiments default to one replication (the seed is not used)."""
 
     name: str
     factory: Callable[..., Any]
@@ -360,6 +370,7 @@ class WorkloadModel:
     episodes: str | None = None
     metrics: Callable[[Sequence[tuple[Any, Mapping[int, Any]]]], dict[str, float]] | None = None
     help: str = ""
+    trace: bool = False
 
 
 def _choice(model: str, param: str, value: Any, allowed: Sequence[Any]) -> None:
@@ -442,6 +453,15 @@ def _downey_metrics(runs: Sequence[tuple[Any, Mapping[int, Any]]]) -> dict[str, 
     return out
 
 
+def _trace(load: float | None, machine_size: int, *, file: str | None = None, month: str | None = None,
+           window: Sequence[float] | None = None, too_large: str = "skip", size: str = "requested",
+           nonzero_cpu: bool = False, limit: int | None = None) -> Any:
+    from .traces import trace_workload
+
+    return trace_workload(load, machine_size, file=file, month=month, window=window, too_large=too_large,
+                          size=size, nonzero_cpu=nonzero_cpu, limit=limit)
+
+
 #: Workload model name -> :class:`WorkloadModel`.
 WORKLOAD_MODELS: dict[str, WorkloadModel] = {
     "Ismail": WorkloadModel(
@@ -462,6 +482,11 @@ WORKLOAD_MODELS: dict[str, WorkloadModel] = {
         help="seed 001 §3-4: day-long runs (arrivals for 12 h), `days` separate days pooled per replication; "
         "adds Downey's load average and efficiency-weighted utilization (as system_efficiency; for policies "
         "that keep cluster sizes) and Eq. 5 slowdowns"),
+    "Trace": WorkloadModel(
+        "Trace", _trace, finite=True, trace=True,
+        help="a recorded SWF log by name from $TOPOALLOC_TRACES (default ../shared/traces): file, month = "
+        "'YYYY-MM' or window = [start, end] s, too_large, size, nonzero_cpu, limit; loads 'recorded' (default) or "
+        "offered loads (seed 004 §5: CTC SP2, August 1996)"),
 }
 
 
@@ -484,10 +509,11 @@ def workload_model_params(name: str) -> list[str]:
     return [p for p, par in sig.parameters.items() if par.kind == par.KEYWORD_ONLY]
 
 
-def make_workload(name: str, params: Mapping[str, Any] | None, *, load: float, machine_size: int) -> Any:
+def make_workload(name: str, params: Mapping[str, Any] | None, *, load: float | None, machine_size: int) -> Any:
     """Workload model ``name`` with ``params`` at ``load`` for a machine of ``machine_size``
-    processors; :class:`TypeError` names an unknown parameter and the allowed ones, the factory's
-    :class:`ValueError` a bad value (with the allowed choices)."""
+    processors (``load=None``: a trace model's recorded rate); :class:`TypeError` names an unknown
+    parameter and the allowed ones, the factory's :class:`ValueError` a bad value (with the allowed
+    choices; a trace model raises :class:`FileNotFoundError` for a trace it cannot find)."""
     model = workload_model(name)
     params = dict(params or {})
     allowed = workload_model_params(model.name)

@@ -13,7 +13,7 @@ from ..metrics import Estimate, confidence_interval
 from .config import METRICS
 
 __all__ = ["PointSummary", "FairnessCurve", "aggregate", "fairness_curves", "format_table", "size_bins",
-           "write_summaries", "METRIC_LABELS"]
+           "write_summaries", "class_rows", "METRIC_LABELS"]
 
 #: How metrics are written in tables and on axes.
 METRIC_LABELS = {
@@ -158,6 +158,49 @@ def fairness_curves(rows: Iterable[dict[str, Any]], *, load: float | None = None
         out.append(FairnessCurve(summary, np.array(keys), np.array([e.mean for e in ests]),
                                  np.array([e.half_width for e in ests]), np.array([counts[k] for k in keys]),
                                  edges is not None))
+    return out
+
+
+def class_rows(rows: Iterable[dict[str, Any]], classes: int | None = None) -> list[Any]:
+    """Seed 004 Fig. 3's per-class table from stored rows (the replications of one point, pooled):
+    one :class:`~scheduling.gang_metrics.ClassRow` per class ``0 .. classes-1`` (default: up to the
+    largest class present; class ``i`` holds ``2^(i-1) < p <= 2^i`` requested processors), with
+    the mean service ``S``, queueing ``Q``, execution ``E = R - Q``, sharing ``H = E - S``, waiting
+    ``W = R - S`` and response ``R`` times, from the per-size sums each row stores (``fairness``:
+    ``count``, ``sum`` of turnaround, ``service`` and ``queueing``). The same numbers as
+    :func:`scheduling.gang_metrics.class_table` of the simulation, up to rounding. Raises
+    :class:`ValueError` for rows stored before the service and queueing sums were kept.
+
+    >>> row = {"fairness": {"size": [1, 3], "count": [2, 1], "sum": [30.0, 12.0], "service": [20.0, 4.0],
+    ...                     "queueing": [6.0, 8.0]}}
+    >>> [(r.cls, r.jobs, r.response, r.service, r.normalized) for r in class_rows([row])]
+    [(0, 2, 15.0, 10.0, 1.5), (1, 0, nan, nan, nan), (2, 1, 12.0, 4.0, 3.0)]
+    """
+    from ..gang_metrics import ClassRow, job_classes
+
+    count: dict[int, float] = {}
+    sums: dict[str, dict[int, float]] = {"sum": {}, "service": {}, "queueing": {}}
+    for r in rows:
+        f = r.get("fairness") or {}
+        if f.get("size") and ("service" not in f or "queueing" not in f):
+            raise ValueError(f"row {r.get('point_id')} replication {r.get('replication')} was stored without the "
+                             "per-size service and queueing sums (an older version); run it again into a new store")
+        for c, n, *vals in zip(job_classes(f.get("size", [])).tolist(), f.get("count", []), f.get("sum", []),
+                               f.get("service", []), f.get("queueing", []), strict=True):
+            count[c] = count.get(c, 0) + n
+            for k, v in zip(sums, vals, strict=True):
+                sums[k][c] = sums[k].get(c, 0.0) + v
+    n_cls = classes if classes is not None else (max(count) + 1 if count else 0)
+    out = []
+    nan = math.nan
+    for c in range(n_cls):
+        n = count.get(c, 0)
+        if not n:
+            out.append(ClassRow(c, 0, nan, nan, nan, nan, nan, nan))
+            continue
+        R, S, Q = (sums[k][c] / n for k in ("sum", "service", "queueing"))
+        H, W = (0.0 if abs(x) <= 1e-9 * R else x for x in (R - Q - S, R - S))  # no -0 from rounding
+        out.append(ClassRow(c, int(n), S, Q, R - Q, H, W, R))
     return out
 
 

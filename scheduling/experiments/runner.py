@@ -88,12 +88,17 @@ def _read_trace_cached(path: str, _mtime: int, topology: str | None, rate_factor
 
 
 def _fairness(table: np.ndarray) -> dict[str, list]:
+    """Per requested size: job ``count``, ``sum`` of turnaround times, and the sums of run times
+    (``service``) and queueing times (``queueing``, first start - arrival) that seed 004's per-class
+    table needs (:func:`~scheduling.experiments.report.class_rows`)."""
     if len(table) == 0:
-        return {"size": [], "count": [], "sum": []}
+        return {"size": [], "count": [], "sum": [], "service": [], "queueing": []}
     turn = table["end"] - table["arrival"]
     sizes, inv = np.unique(table["requested"], return_inverse=True)
     return {"size": sizes.tolist(), "count": np.bincount(inv).tolist(),
-            "sum": np.bincount(inv, weights=turn).tolist()}
+            "sum": np.bincount(inv, weights=turn).tolist(),
+            "service": np.bincount(inv, weights=table["runtime"].astype(float)).tolist(),
+            "queueing": np.bincount(inv, weights=table["start"] - table["arrival"]).tolist()}
 
 
 def episode_seeds(seed: int, count: int) -> list[int]:

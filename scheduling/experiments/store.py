@@ -2,7 +2,8 @@
 
 Every row holds the point's full configuration (JSON), its identity (``point_id``, the digest of
 that configuration, and ``replication``), the package version, the simulation seed, wall time, the
-summary metrics as columns and the per-size turnaround sums the fairness curves need. A row is
+summary metrics as columns and per-size sums (jobs, turnaround, run and queueing times: the fairness
+curves and seed 004's per-class table, :func:`~scheduling.experiments.report.class_rows`). A row is
 written in one transaction, so a point is either fully stored or not at all; ``(point_id,
 replication)`` is the primary key, so re-running a sweep skips what is stored (:meth:`ResultStore.done`)
 and an interrupted sweep resumes. The study's description is stored too, so ``topoalloc plot`` can

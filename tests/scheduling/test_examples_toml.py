@@ -1,13 +1,16 @@
 """Every examples/*.toml loads and runs through the experiments machinery; the configuration keys the
-seed 000, 001 and 003 examples need (workload models, policy parameters, the printed table, extra
-metrics) behave and report errors with the file, the key and the allowed choices."""
+seed 000, 001, 003 and 004 examples need (workload models incl. recorded traces, policy parameters,
+the printed table, extra metrics) behave and report errors with the file, the key and the allowed
+choices."""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import math
 import sqlite3
 import textwrap
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +32,7 @@ from scheduling.experiments import (
     study_from_dict,
 )
 from scheduling.experiments.config import METRICS
+from scheduling.workloads import TraceNotFoundError, trace_path
 from scheduling.workloads.ismail import ismail_workload
 from topoalloc import FlatPool
 from topologies import Flat
@@ -42,17 +46,20 @@ SCRIPTS = {  # the example scripts that wrap TOML files, and the files each must
     "ismail_dynamic.py": ["seed000_fig4_4_dynamic_misp.toml", "seed000_fig4_2_dynamic_linear.toml"],
     "downey_table1.py": ["seed001_table1.toml"],
     "nguyen_efficiency.py": ["seed003_fig6_batch.toml"],
+    "gang_ctc.py": ["seed004_fig3_gang_ctc.toml"],
 }
 
 
 def tiny(study: Study) -> Study:
     """``study`` at a size that proves it runs: its highest load, one replication, 60 jobs (or one
-    day of Downey's model)."""
+    day of Downey's model, or the first 60 jobs of a trace)."""
     exps = []
     for e in study.experiments:
         w = e.workload
         if w.model is not None and w.episodes > 1:
             w = dataclasses.replace(w, model=Component.of(w.model.name, **{**w.model.kwargs, "days": 1}))
+        if w.trace:
+            w = dataclasses.replace(w, model=Component.of(w.model.name, **{**w.model.kwargs, "limit": 60}))
         exps.append(dataclasses.replace(e, loads=e.loads[-1:], replications=1, target=None, workload=w,
                                         jobs=None if e.jobs is None else 60, warmup=0 if e.jobs is None else 6))
     return dataclasses.replace(study, experiments=tuple(exps))
@@ -64,10 +71,22 @@ def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
     return path
 
 
+def skip_without_traces(path: Path) -> None:
+    """Skip when an example file replays a trace that is not in the traces directory."""
+    data = tomllib.loads(path.read_text())
+    for table in [data, *data.get("experiments", [])]:
+        model = (table.get("workload") or {}).get("model")
+        if isinstance(model, dict) and str(model.get("name", "")).lower() == "trace":
+            try:
+                trace_path(model["file"])
+            except TraceNotFoundError as exc:
+                pytest.skip(f"{path.name} replays a trace that is not available (set TOPOALLOC_TRACES): {exc}")
+
+
 # -- every example file -----------------------------------------------------------------------------
 def test_examples_exist_for_every_seed():
     names = {p.name.split("_")[0] for p in TOMLS}
-    assert {"seed000", "seed001", "seed002", "seed003"} <= names
+    assert {"seed000", "seed001", "seed002", "seed003", "seed004"} <= names
     for script, files in SCRIPTS.items():
         text = (EXAMPLES / script).read_text()
         for f in files:
@@ -78,6 +97,7 @@ def test_examples_exist_for_every_seed():
 
 @pytest.mark.parametrize("path", TOMLS, ids=lambda p: p.stem)
 def test_example_loads_and_runs_tiny(path):
+    skip_without_traces(path)
     study = load_study(path)  # validates every name, key and value
     assert study.description and all(e.policies and e.loads for e in study.experiments)
     small = tiny(study)
@@ -323,3 +343,155 @@ def test_topoalloc_run_prints_the_files_table(tmp_path, capsys):
     assert "every job of the workload per run" in text
     assert out_csv.read_text().splitlines()[0].endswith("p90_slowdown_mean,p90_slowdown_half_width,"
                                                         "cv_cluster_size_mean,cv_cluster_size_half_width")
+
+
+# -- seed 004: a recorded trace, gang policies with parameters, per-class tables --------------------
+SEED004 = EXAMPLES / "seed004_fig3_gang_ctc.toml"
+
+
+def test_seed004_file_describes_the_papers_runs():
+    skip_without_traces(SEED004)
+    study = load_study(SEED004)
+    easy, cheap, costly = study.experiments
+    assert [a.name for e in study.experiments for a in e.allocators] == ["FlatPool", "DHCTree", "DHCTree"]
+    assert all(e.topology.label == "flat:320" and e.loads == (None,) and e.replications == 1 and e.jobs is None
+               for e in study.experiments)
+    assert easy.policies == ("EASY",)
+    for exp, cost in ((cheap, 1), (costly, 16)):
+        got = {(p.name, p.kwargs["cycle"], p.kwargs["switch_cost"]) for p in exp.policies}
+        assert got == {(v, t, cost) for v in ("Gang-Vanilla", "Gang-PushDown-Weight", "Gang-Migrate-Root",
+                                               "Gang-Migrate-Leaves") for t in (300, 1000, 3000)}
+    model = study.experiments[0].workload.model.kwargs
+    assert model == {"file": "CTC-SP2-1996-3.1-cln", "month": "1996-08", "too_large": "skip", "nonzero_cpu": True}
+    assert len(study.points()) == 25
+    # the policy tables reach the policies: push-down keeps its weight assignment under new parameters
+    pol = registry.make_policy("Gang-PushDown-Weight", {"cycle": 300, "switch_cost": 16})
+    assert (pol.variant, pol.cycle, pol.switch_cost, pol._assignment) == ("pushdown", 300.0, 16.0, "weight")
+
+
+def test_seed004_stored_class_table_is_the_simulations():
+    """Fig. 3's per-class table from a stored row equals gang_metrics.class_table of the same run."""
+    from scheduling.experiments import class_rows
+    from scheduling.gang_metrics import class_table
+    from topoalloc import DHCTree
+
+    skip_without_traces(SEED004)
+    study = tiny(load_study(SEED004))
+    point = next(p for p in study.points() if p.policy == "Gang-Migrate-Leaves" and p.policy_label.endswith(
+        "(cycle=300, switch_cost=16)"))
+    row = run_task(point.task(0))
+    params = {k: v for k, v in point.workload["model"].items() if k != "name"}
+    jobs = registry.make_workload("Trace", params, load=None, machine_size=320).jobs()
+    assert len(jobs) == 60 and all(j.attrs["swf"].average_cpu_time > 0 for j in jobs)
+    result = simulate(DHCTree(Flat(320)), registry.make_policy("Gang-Migrate-Leaves", {"cycle": 300,
+                                                                                       "switch_cost": 16}),
+                      jobs, jobs=None)
+    want, got = class_table(result, 10), class_rows([row], 10)
+    assert [r.jobs for r in got] == [r.jobs for r in want] and sum(r.jobs for r in got) == 60
+    for g, w in zip(got, want, strict=True):
+        for attr in ("service", "queueing", "execution", "sharing", "waiting", "response", "normalized"):
+            a, b = getattr(g, attr), getattr(w, attr)
+            assert (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-6), (g.cls, attr)
+    assert any(r.sharing > 0 for r in got if r.jobs)  # gang scheduling shares: H > 0 somewhere
+
+
+def _example(name: str):
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), EXAMPLES / name)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gang_ctc_limit_writes_a_renamed_copy_with_the_limit(tmp_path):
+    mod = _example("gang_ctc.py")
+    path = mod.limited_copy(250, tmp_path)
+    original = tomllib.loads(SEED004.read_text())
+    copy = tomllib.loads(path.read_text())
+    assert copy["name"] == original["name"] + "-limit250"
+    assert copy["workload"]["model"] == {**original["workload"]["model"], "limit": 250}
+    strip = ("name", "description", "workload")
+    assert {k: v for k, v in copy.items() if k not in strip} == {k: v for k, v in original.items() if k not in strip}
+
+
+# -- the Trace workload model's keys: errors name the file, the key and the choices -----------------
+SWF = """\
+; UnixStartTime: 0
+; TimeZoneString: UTC
+; MaxProcs: 16
+1 0 0 100 4 90 -1 4 200 -1 1 1 1 1 1 1 -1 -1
+2 50 0 200 8 -1 -1 8 300 -1 1 1 1 1 1 1 -1 -1
+3 2678400 0 300 2 250 -1 2 400 -1 1 1 1 1 1 1 -1 -1
+4 2678500 0 400 32 350 -1 32 500 -1 1 1 1 1 1 1 -1 -1
+"""
+TRACE_HEAD = 'topology = "flat:16"\nallocators = ["FlatPool"]\npolicies = ["FCFS"]\n'
+
+
+@pytest.fixture
+def traces(tmp_path, monkeypatch):
+    d = tmp_path / "traces"
+    d.mkdir()
+    (d / "tiny.swf").write_text(SWF)
+    monkeypatch.setenv("TOPOALLOC_TRACES", str(d))
+    return d
+
+
+@pytest.mark.parametrize(
+    "text, key, fragments",
+    [
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "CTC" }', "workload.model.file",
+         ["trace 'CTC' not found", "TOPOALLOC_TRACES", "tiny.swf"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace" }', "workload.model.file", ["is required"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "../traces/tiny.swf" }', "workload.model.file",
+         ["not a path", "TOPOALLOC_TRACES"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", too_large = "drop" }',
+         "workload.model.too_large", ["skip, clamp, error"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", size = "used" }', "workload.model.size",
+         ["requested, allocated"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", month = "August" }',
+         "workload.model.month", ["'YYYY-MM'"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", month = "1969-12" }',
+         "workload.model.month", ["begins before the trace"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", month = "1970-01", window = [0, 9] }',
+         "workload.model.window", ["not both"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", window = [10, 5] }',
+         "workload.model.window", ["0 <= start < end"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", limit = 0 }', "workload.model.limit",
+         ["positive integer"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", nonzero_cpu = "yes" }',
+         "workload.model.nonzero_cpu", ["true or false"]),
+        (TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny", colour = 1 }', "workload.model.colour",
+         ["allowed: file, month, window, too_large, size, nonzero_cpu, limit"]),
+        (TRACE_HEAD + 'loads = ["fast"]\n[workload]\nmodel = { name = "Trace", file = "tiny" }', "loads",
+         ["'recorded' (the trace's own arrival rate) or a list of offered loads"]),
+        (TRACE_HEAD + 'loads = ["recorded", "recorded"]\n[workload]\nmodel = { name = "Trace", file = "tiny" }',
+         "loads", ["listed twice"]),
+        (TRACE_HEAD + 'loads = "recorded"', "loads", ["recorded workload (model Trace)", "offered loads"]),
+        (TRACE_HEAD, "loads", ["missing (required)"]),
+        ('topology = "mesh:4x4"\nallocators = ["FirstFit"]\npolicies = ["FCFS"]\n[workload]\n'
+         'model = { name = "Trace", file = "tiny" }', "workload.model", ["flat topology, not mesh:4x4"]),
+        ('topology = "flat:16"\nallocators = ["DHCTree"]\npolicies = [{ name = "Gang-Vanilla", cycle = -1 }]\n'
+         '[workload]\nmodel = { name = "Trace", file = "tiny" }', "policies[0]", ["cycle must be a finite number > 0"]),
+        ('topology = "flat:16"\nallocators = ["DHCTree"]\npolicies = [{ name = "Gang-Vanilla", quantum = 1 }]\n'
+         '[workload]\nmodel = { name = "Trace", file = "tiny" }', "policies[0].quantum",
+         ["allowed: variant, cycle, switch_cost, quanta, assignment"]),
+        ('topology = "flat:16"\nallocators = ["DHCTree"]\npolicies = [{ name = "Gang-Vanilla", assignment = "best" }]\n'
+         '[workload]\nmodel = { name = "Trace", file = "tiny" }', "policies[0]", ["first_fit, weight"]),
+    ],
+)
+def test_trace_keys_report_file_key_and_choices(tmp_path, traces, text, key, fragments):
+    path = write(tmp_path, text, "bad.toml")
+    with pytest.raises(ConfigError) as info:
+        load_study(path)
+    msg = str(info.value)
+    assert "bad.toml" in msg and f"key '{key}'" in msg, msg
+    assert all(f in msg for f in fragments), msg
+    assert info.value.key == key
+
+
+def test_trace_that_disappears_fails_the_task_naming_it(tmp_path, traces):
+    from scheduling.experiments import TaskError
+
+    study = load_study(write(tmp_path, TRACE_HEAD + '[workload]\nmodel = { name = "Trace", file = "tiny" }'))
+    (traces / "tiny.swf").unlink()
+    with pytest.raises(TaskError, match="trace 'tiny' not found.*TOPOALLOC_TRACES"):
+        run_task(study.points()[0].task(0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
 
@@ -315,3 +316,123 @@ def test_variant_replication_rule_replaces_the_top_level():
     a, b = study.experiments
     assert a.target == Target("mean_turnaround", 0.1, 2, 5)
     assert b.target is None and b.replications == 4
+
+
+# -- recorded traces as a workload model (seed 004) -------------------------------------------------
+_SWF = """\
+; UnixStartTime: 0
+; TimeZoneString: UTC
+; MaxProcs: 16
+1 0 0 100 4 90 -1 4 200 -1 1 1 1 1 1 1 -1 -1
+2 50 0 200 8 -1 -1 8 300 -1 1 1 1 1 1 1 -1 -1
+3 60 0 150 16 10 -1 16 300 -1 1 1 1 1 1 1 -1 -1
+4 70 0 80 1 5 -1 1 100 -1 1 1 1 1 1 1 -1 -1
+5 2678400 0 300 2 250 -1 2 400 -1 1 1 1 1 1 1 -1 -1
+6 2678500 0 400 32 350 -1 32 500 -1 1 1 1 1 1 1 -1 -1
+7 2678600 0 500 3 0 -1 3 600 -1 1 1 1 1 1 1 -1 -1
+8 2678700 0 600 5 400 -1 5 700 -1 1 1 1 1 1 1 -1 -1
+"""
+
+
+@pytest.fixture
+def tiny_trace(tmp_path, monkeypatch):
+    d = tmp_path / "traces"
+    d.mkdir()
+    (d / "tiny.swf").write_text(_SWF)
+    monkeypatch.setenv("TOPOALLOC_TRACES", str(d))
+    return d / "tiny.swf"
+
+
+def _trace_study(**model):
+    return study_from_dict({"topology": "flat:16", "allocators": ["FlatPool"], "policies": ["FCFS", "EASY"],
+                            "workload": {"model": {"name": "Trace", "file": "tiny", **model}}})
+
+
+def test_trace_model_runs_the_recorded_jobs_like_a_direct_simulation(tiny_trace):
+    from scheduling.workloads import load_swf
+    from topoalloc import FlatPool
+    from topologies import Flat
+
+    study = _trace_study()
+    (exp,) = study.experiments
+    assert exp.loads == (None,) and exp.replications == 1 and exp.jobs is None and exp.warmup == 0
+    p_fcfs, p_easy = study.points()
+    assert p_fcfs.load is None and p_fcfs.workload == {"model": {"name": "Trace", "file": "tiny"}}
+    assert "tiny.swf" not in str(p_fcfs.config())  # a name, never a path
+    store = ResultStore()
+    run_study(study, store, LocalExecutor(1), progress=False)
+    rows = {r["policy"]: r for r in store.rows()}
+    jobs = list(load_swf(tiny_trace, machine_size=16))  # job 6 (32 processors) is skipped
+    assert len(jobs) == 7
+    for name, row in rows.items():
+        direct = simulate(FlatPool(Flat(16)), name, jobs, jobs=None).summary()
+        assert row["kept"] == 7 and row["mean_turnaround"] == pytest.approx(direct["mean_turnaround"], rel=1e-12)
+    assert "trace" in format_table(aggregate(store.rows()))  # load column of a recorded rate
+
+
+def test_trace_model_filters_month_cpu_and_limit(tiny_trace):
+    def ids(**model):
+        params = {"file": "tiny", **model}
+        return [j.id for j in registry.make_workload("Trace", params, load=None, machine_size=16).jobs()]
+
+    assert ids() == [1, 2, 3, 4, 5, 7, 8]
+    assert ids(month="1970-01") == [1, 2, 3, 4] and ids(month="1970-02") == [5, 7, 8]
+    assert ids(window=[60, 2678500]) == [3, 4, 5]
+    assert ids(nonzero_cpu=True) == [1, 3, 4, 5, 8]  # -1 (unknown) and 0 dropped
+    assert ids(nonzero_cpu=True, limit=3) == [1, 3, 4]  # the limit counts kept jobs
+    assert ids(too_large="clamp") == [1, 2, 3, 4, 5, 6, 7, 8]
+    with pytest.raises(ValueError, match="no job left"):
+        ids(window=[100, 200])
+
+
+def test_trace_model_scales_arrivals_to_offered_loads(tiny_trace):
+    from scheduling.workloads.swf import offered_load
+
+    study = _trace_study(month="1970-01")
+    scaled = dataclasses.replace(study.experiments[0], loads=(None, 0.5, 2.0))
+    pts = [p for p in scaled.points() if p.policy == "FCFS"]
+    assert [p.load for p in pts] == [None, 0.5, 2.0] and len({p.point_id for p in pts}) == 3
+    w = registry.make_workload("Trace", {"file": "tiny", "month": "1970-01"}, load=None, machine_size=16)
+    recorded = w.jobs()
+    for load in (0.5, 2.0):
+        jobs = registry.make_workload("Trace", {"file": "tiny", "month": "1970-01"}, load=load,
+                                      machine_size=16).jobs()
+        assert offered_load(jobs, 16) == pytest.approx(load)
+        assert [j.arrival for j in jobs][0] == recorded[0].arrival
+        assert [(j.id, j.runtime) for j in jobs] == [(j.id, j.runtime) for j in recorded]
+    text = 'topology = "flat:16"\nallocators = ["FlatPool"]\npolicies = ["FCFS"]\nloads = ["recorded", 0.5]\n' \
+           '[workload]\nmodel = { name = "Trace", file = "tiny" }\n'
+    assert study_from_dict(__import__("tomllib").loads(text)).experiments[0].loads == (None, 0.5)
+
+
+def test_class_rows_pool_replications_from_the_stored_sums():
+    from scheduling.experiments import class_rows
+
+    row = {"fairness": {"size": [1, 2, 5], "count": [2, 1, 1], "sum": [30.0, 10.0, 50.0],
+                        "service": [20.0, 5.0, 10.0], "queueing": [4.0, 1.0, 0.0]}}
+    (c0, c1, c2, c3) = class_rows([row, row])
+    assert (c0.jobs, c0.response, c0.service, c0.queueing, c0.sharing, c0.waiting) == (4, 15.0, 10.0, 2.0, 3.0, 5.0)
+    assert (c1.jobs, c1.normalized) == (2, 2.0) and c2.jobs == 0 and math.isnan(c2.response)
+    assert (c3.jobs, c3.normalized, c3.queueing, c3.execution) == (2, 5.0, 0.0, 50.0)
+    assert len(class_rows([row], classes=6)) == 6
+    with pytest.raises(ValueError, match="without the per-size service and queueing sums"):
+        class_rows([{"point_id": "x", "replication": 0, "fairness": {"size": [1], "count": [1], "sum": [2.0]}}])
+
+
+def test_make_policy_refuses_a_rebuild_that_loses_a_setting(monkeypatch):
+    class Lossy:
+        def __init__(self, a: float = 1.0, secret: bool = False) -> None:
+            self.a = a
+            self.name = "Lossy-secret" if secret else "Lossy"
+
+    monkeypatch.setattr(registry._policies, "get", lambda name: Lossy(secret=True))
+    assert registry.policy_parameters("Lossy") == {"a": 1.0}
+    with pytest.raises(registry.PolicyParameterError, match="cannot be rebuilt.*'Lossy'"):
+        registry.make_policy("Lossy", {"a": 2.0})
+
+
+def test_gang_policies_keep_assignment_and_quanta_under_new_parameters():
+    pol = registry.make_policy("Gang-Vanilla-Rho", {"cycle": 3000.0, "switch_cost": 16.0})
+    assert (pol.name, pol.quanta_mode, pol.switch_cost) == ("Gang-Vanilla-Rho-T-3000", "rho", 16.0)
+    pol = registry.make_policy("Gang-Migrate-Root", {"assignment": "weight", "cycle": 300})
+    assert (pol.name, pol._assignment) == ("Gang-Migrate-Root-Weight-T-300", "weight")
