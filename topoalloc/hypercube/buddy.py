@@ -52,6 +52,42 @@ class Buddy(CubeAllocator):
         self._sets[n].add(0)
         self._heaps[n].append(0)
 
+    def allocate(self, request: int) -> Allocation | None:
+        """Place a ``k``-cube request (see the class docstring); ``None`` if no buddy block is free.
+
+        The generic :meth:`Allocator.allocate` with :meth:`_place` inlined: this is the hot path of
+        every cube simulation.
+        """
+        k = request if type(request) is int and 0 <= request <= self.dim else self.validate(request)
+        sets = self._sets
+        heaps = self._heaps
+        best_addr = best_order = -1
+        for j in self._orders_from[k]:
+            fl = sets[j]
+            if fl:
+                h = heaps[j]
+                top = h[0]
+                while top not in fl:  # lazily drop stale entries
+                    heapq.heappop(h)
+                    top = h[0]
+                if best_addr < 0 or top < best_addr:
+                    best_addr, best_order = top, j
+        if best_addr < 0:
+            return None
+        addr = best_addr
+        sets[best_order].discard(addr)
+        push = heapq.heappush
+        for order in range(k, best_order):  # split, freeing the upper halves
+            buddy = addr + (1 << order)
+            sets[order].add(buddy)
+            push(heaps[order], buddy)
+        aid = self._next_id
+        self._next_id = aid + 1
+        alloc = Allocation(self._owner, aid, k, _subcube(addr, (1 << k) - 1), None)
+        self._live[aid] = alloc
+        self._free -= 1 << k
+        return alloc
+
     def _least_block(self, k: int) -> tuple[int, int] | None:
         """(address, order) of the least-addressed free block of order >= k."""
         best_addr = -1
