@@ -239,6 +239,16 @@ def buddy_subcube(allocator: Allocator, free: np.ndarray, k: int) -> bool:
     return bool(free.reshape(-1, 1 << k).all(axis=1).any())
 
 
+def _least_buddy_choice(allocator: Allocator, free: np.ndarray, k: int, allocation: Allocation) -> None:
+    """Seed 002 §2.1.2: the grant is the block with the least ``m``."""
+    m = int(np.flatnonzero(free.reshape(-1, 1 << k).all(axis=1))[0])
+    got = allocation.placement
+    assert (got.base, got.mask) == (m << k, (1 << k) - 1), f"took {got.pattern(allocator.topology.dim)}, least m={m}"
+
+
+buddy_subcube.check_choice = _least_buddy_choice  # type: ignore[attr-defined]
+
+
 def any_free(allocator: Allocator, free: np.ndarray, n: int) -> bool:
     """At least ``n`` free processors anywhere."""
     return int(free.sum()) >= allocator.request_size(n)

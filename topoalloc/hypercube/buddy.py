@@ -9,11 +9,13 @@ import numpy as np
 from topologies import Hypercube, Subcube
 
 from ..base import Allocation
+from ..errors import DoubleReleaseError
 from .base import CubeAllocator
 
 __all__ = ["Buddy"]
 
 _subcube = Subcube._unchecked
+_NONE = 1 << 62  # "no free block of this order": larger than any address
 
 
 class Buddy(CubeAllocator):
@@ -21,8 +23,9 @@ class Buddy(CubeAllocator):
 
     A ``k``-cube request takes the aligned block ``[m 2^k, (m+1) 2^k - 1]`` with the **least** ``m``
     whose nodes are all free. Free space is kept as maximal free buddy blocks in per-order free
-    lists (a set per order for membership, a min-heap per order for the least address, stale heap
-    entries dropped lazily and the heap rebuilt when they outnumber the live ones). Every free
+    lists (a set per order for membership, a min-heap per order for the least address with stale
+    entries dropped lazily, and a list of each order's least address, so the least over orders
+    ``k..n`` is one C-level ``min``). Every free
     aligned ``2^k`` block lies in exactly one maximal free block
     of order ``>= k`` and the least such block starts at that block's address, so the least ``m`` is
     the smallest address in the lists of orders ``k..n``.
@@ -48,9 +51,32 @@ class Buddy(CubeAllocator):
         n = self.dim
         self._sets: list[set[int]] = [set() for _ in range(n + 1)]
         self._heaps: list[list[int]] = [[] for _ in range(n + 1)]
-        self._orders_from = [tuple(range(k, n + 1)) for k in range(n + 1)]
-        self._sets[n].add(0)
-        self._heaps[n].append(0)
+        # least free address per order (_NONE when the order has no free block): the least m for a
+        # k-cube is min(tops[k:]), found by C-level min/index instead of a Python loop
+        self._tops: list[int] = [_NONE] * (n + 1)
+        self._add(0, n)
+
+    def _add(self, addr: int, order: int) -> None:
+        s = self._sets[order]
+        s.add(addr)
+        h = self._heaps[order]
+        if len(h) > 2 * len(s) + 32:  # stale entries pile up when an order's least block stays free
+            h[:] = sorted(s)
+        else:
+            heapq.heappush(h, addr)
+        if addr < self._tops[order]:
+            self._tops[order] = addr
+
+    def _discard(self, addr: int, order: int) -> None:
+        s = self._sets[order]
+        s.discard(addr)
+        if addr == self._tops[order]:
+            h = self._heaps[order]
+            if len(h) > 2 * len(s) + 32:  # keep stale entries from piling up in long runs
+                h[:] = sorted(s)
+            while h and h[0] not in s:  # drop stale entries down to the new least address
+                heapq.heappop(h)
+            self._tops[order] = h[0] if h else _NONE
 
     def allocate(self, request: int) -> Allocation | None:
         """Place a ``k``-cube request (see the class docstring); ``None`` if no buddy block is free.
@@ -59,28 +85,21 @@ class Buddy(CubeAllocator):
         every cube simulation.
         """
         k = request if type(request) is int and 0 <= request <= self.dim else self.validate(request)
-        sets = self._sets
-        heaps = self._heaps
-        best_addr = best_order = -1
-        for j in self._orders_from[k]:
-            fl = sets[j]
-            if fl:
-                h = heaps[j]
-                top = h[0]
-                while top not in fl:  # lazily drop stale entries
-                    heapq.heappop(h)
-                    top = h[0]
-                if best_addr < 0 or top < best_addr:
-                    best_addr, best_order = top, j
-        if best_addr < 0:
+        tops = self._tops
+        sub = tops[k:]
+        addr = min(sub)
+        if addr == _NONE:
             return None
-        addr = best_addr
-        sets[best_order].discard(addr)
+        j = k + sub.index(addr)
+        self._discard(addr, j)
+        sets, heaps = self._sets, self._heaps
         push = heapq.heappush
-        for order in range(k, best_order):  # split, freeing the upper halves
-            buddy = addr + (1 << order)
+        for order in range(k, j):  # split: keep [addr, addr + 2^k), free the upper halves
+            buddy = addr + (1 << order)  # = _add(buddy, order), inlined
             sets[order].add(buddy)
             push(heaps[order], buddy)
+            if buddy < tops[order]:
+                tops[order] = buddy
         aid = self._next_id
         self._next_id = aid + 1
         alloc = Allocation(self._owner, aid, k, _subcube(addr, (1 << k) - 1), None)
@@ -88,59 +107,57 @@ class Buddy(CubeAllocator):
         self._free -= 1 << k
         return alloc
 
+    def release(self, allocation: Allocation) -> None:
+        """Give back a grant (the generic checks of :meth:`Allocator.release`, inlined)."""
+        if type(allocation) is not Allocation or allocation.owner != self._owner:
+            return super().release(allocation)  # raises ForeignAllocationError
+        if self._live.pop(allocation.id, None) is None:
+            raise DoubleReleaseError(f"{allocation!r} was already released")
+        self._free += self._unplace(allocation)
+
     def _least_block(self, k: int) -> tuple[int, int] | None:
         """(address, order) of the least-addressed free block of order >= k."""
-        best_addr = -1
-        best_order = -1
-        sets = self._sets
-        heaps = self._heaps
-        for j in self._orders_from[k]:
-            s = sets[j]
-            if s:
-                h = heaps[j]
-                top = h[0]
-                while top not in s:  # lazily drop stale entries
-                    heapq.heappop(h)
-                    top = h[0]
-                if best_addr < 0 or top < best_addr:
-                    best_addr, best_order = top, j
-        return None if best_addr < 0 else (best_addr, best_order)
+        tops = self._tops[k:]
+        addr = min(tops)
+        if addr == _NONE:
+            return None
+        return addr, k + tops.index(addr)
 
     def _place(self, k: int):
-        found = self._least_block(k)
-        if found is None:
+        tops = self._tops[k:]
+        addr = min(tops)
+        if addr == _NONE:
             return None
-        addr, j = found
-        sets = self._sets
-        sets[j].discard(addr)
-        # split: keep [addr, addr + 2^k), free the upper halves at orders k .. j-1
-        heaps = self._heaps
+        j = k + tops.index(addr)
+        self._discard(addr, j)
+        sets, heaps, tops = self._sets, self._heaps, self._tops
         push = heapq.heappush
-        for order in range(k, j):
-            buddy = addr + (1 << order)
+        for order in range(k, j):  # split: keep [addr, addr + 2^k), free the upper halves
+            buddy = addr + (1 << order)  # = _add(buddy, order), inlined
             sets[order].add(buddy)
             push(heaps[order], buddy)
+            if buddy < tops[order]:
+                tops[order] = buddy
         return k, _subcube(addr, (1 << k) - 1), None, 1 << k
 
     def _unplace(self, allocation: Allocation) -> int:
-        cube = allocation.placement
-        addr = cube.base
+        addr = allocation.placement.base
         k = order = allocation.request
-        sets = self._sets
+        sets, tops = self._sets, self._tops
         n = self.dim
         while order < n:
-            buddy = addr ^ (1 << order)
+            bit = 1 << order
+            buddy = addr ^ bit
             s = sets[order]
             if buddy not in s:
                 break
-            s.discard(buddy)  # its heap entry becomes stale
-            h = self._heaps[order]
-            if len(h) > 2 * len(s) + 32:  # keep stale entries from piling up in long runs
-                h[:] = sorted(s)
-            addr &= ~(1 << order)
+            if buddy == tops[order]:
+                self._discard(buddy, order)
+            else:
+                s.discard(buddy)  # its heap entry goes stale
+            addr &= ~bit
             order += 1
-        sets[order].add(addr)
-        heapq.heappush(self._heaps[order], addr)
+        self._add(addr, order)
         return 1 << k
 
     def free_nodes(self) -> np.ndarray:
