@@ -27,12 +27,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from pathlib import Path
 
-from scheduling.cli import build_parser, main
-from scheduling.experiments import ResultStore, aggregate, load_study
+from scheduling.cli import build_parser, main, stored_run
 
 HERE = Path(__file__).resolve().parent
 TABLE = "seed001_table1.toml"
@@ -53,17 +51,6 @@ COLUMNS = ("load_average", "system_efficiency", "mean_turnaround", "mean_wait", 
 PAPER_STUBBORN = {"SEV": "~2", "AVG": "5-8", "PWS": "13-17", "MAX": "17-21"}
 
 
-def stored(toml: str, run_args: list[str]) -> tuple[list, Path]:
-    """The per-point summaries ``topoalloc run <toml> <run_args>`` stored (same overrides, same
-    store) and the directory its figures went to."""
-    args = build_parser().parse_args(["run", str(HERE / toml), *run_args])
-    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
-                                                   loads=args.loads, seed=args.seed)
-    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
-    ids = [p.point_id for p in study.points()]
-    with ResultStore(path) as store:
-        return aggregate(store.rows(point_ids=ids), order=ids), Path(args.plots or Path(path).parent)
-
 
 def fmt_row(name: str, vals: tuple) -> str:
     la, ut, turn, queue, size, cv, p90 = vals
@@ -71,7 +58,7 @@ def fmt_row(name: str, vals: tuple) -> str:
 
 
 def table1(run_args: list[str]) -> None:
-    summaries, _ = stored(TABLE, run_args)
+    summaries, _ = _stored(TABLE, run_args)
     by = {s.policy: s for s in summaries}
     print("\n# Extra: Table 1 next to the paper's (rho = 0.75; util = efficiency-weighted utilization)")
     print(f"{'strategy':18} {'load':>5} {'util':>5} {'turnaround':>10} {'queue':>7} {'size':>5} {'(CV)':>6} "
@@ -89,7 +76,7 @@ def table1(run_args: list[str]) -> None:
 
 
 def figure13(run_args: list[str], draw: bool) -> None:
-    summaries, outdir = stored(FIGURES[1], run_args)
+    summaries, outdir = _stored(FIGURES[1], run_args)
     curves: dict[str, list[tuple[float, float, float]]] = {}
     for s in summaries:
         rule = s.experiment.split("/")[-1]
@@ -143,6 +130,12 @@ def run(argv: list[str]) -> int:
     if own.figures:
         figure13(run_args, draw=not build_parser().parse_args(["run", "x", *run_args]).no_plots)
     return 0
+
+
+def _stored(toml: str, run_args: list[str]) -> tuple[list, Path]:
+    """Per-point summaries of ``topoalloc run <toml> <run_args>`` and its figure directory."""
+    run = stored_run(HERE / toml, run_args)
+    return run.summaries, run.plots_dir
 
 
 if __name__ == "__main__":

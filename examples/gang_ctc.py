@@ -34,15 +34,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from scheduling.cli import build_parser, main
-from scheduling.experiments import ResultStore, class_rows, load_study
+from scheduling.cli import main, stored_run
+from scheduling.experiments import class_rows
 from scheduling.gang_metrics import format_class_table
 
 HERE = Path(__file__).resolve().parent
@@ -84,19 +83,6 @@ def limited_copy(limit: int, outdir: str | Path = "results") -> Path:
 
 
 # -- the stored results ----------------------------------------------------------------------------
-def stored(config: Path, run_args: list[str]) -> tuple[Any, list[dict[str, Any]]]:
-    """The study ``topoalloc run <config> <run_args>`` ran and its stored rows (same overrides,
-    same store), in the study's point order."""
-    args = build_parser().parse_args(["run", str(config), *run_args])
-    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
-                                                   loads=args.loads, seed=args.seed)
-    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
-    ids = [p.point_id for p in study.points()]
-    with ResultStore(path) as store:
-        rows = store.rows(point_ids=ids)
-    rank = {pid: i for i, pid in enumerate(ids)}
-    return study, sorted(rows, key=lambda r: (rank[r["point_id"]], r["replication"]))
-
 
 def describe(row: dict[str, Any]) -> tuple[str, str, float | None, float | None]:
     """``(experiment, policy name, cycle T, switch cost)`` of a stored row (``None`` for EASY)."""
@@ -210,7 +196,8 @@ def run(argv: list[str]) -> int:
     code = main(["run", str(config), *run_args])
     if code:
         return code
-    study, rows = stored(config, run_args)
+    run = stored_run(config, run_args)
+    study, rows = run.study, run.rows
     size = study.experiments[0].topology.size
     results = per_class(rows, (size - 1).bit_length() + 1)
     print_tables(results, own.tables)

@@ -28,12 +28,10 @@ MISP; DSMJF below DEQP under linear speedup).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from scheduling.cli import build_parser, main
-from scheduling.experiments import ResultStore, aggregate, load_study
+from scheduling.cli import main, stored_run
 
 HERE = Path(__file__).resolve().parent
 HEADLINE = ["seed000_fig4_4_dynamic_misp.toml", "seed000_fig4_2_dynamic_linear.toml"]
@@ -42,16 +40,6 @@ MORE = ["seed000_fig4_8_applications.toml", "seed000_fig4_12_dprop_variants.toml
 PAPER_TABLE_4_3 = {"DFCFS": (1.00, 1.00, 1.00), "DSMJF": (1.00, 1.03, 1.02), "DPROP": (1.50, 1.51, 1.28),
                    "DEQP": (1.64, 1.68, 1.44)}
 
-
-def stored(toml: str, run_args: list[str]) -> list:
-    """The per-point summaries ``topoalloc run <toml> <run_args>`` stored (same overrides, same store)."""
-    args = build_parser().parse_args(["run", str(HERE / toml), *run_args])
-    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
-                                                   loads=args.loads, seed=args.seed)
-    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
-    ids = [p.point_id for p in study.points()]
-    with ResultStore(path) as store:
-        return aggregate(store.rows(point_ids=ids), order=ids)
 
 
 def by_point(summaries: list, experiment: str, metric: str) -> dict[tuple[str, float], float]:
@@ -68,7 +56,7 @@ def ratios(summaries: list, experiment: str, num: str, den: str) -> str:
 
 
 def table_4_3(run_args: list[str]) -> None:
-    changes = by_point(stored(HEADLINE[1], run_args), "uniform C=0", "mean_changes")
+    changes = by_point(stored_run(HERE / HEADLINE[1], run_args).summaries, "uniform C=0", "mean_changes")
     loads = (0.4, 0.6, 0.8)
     print("\n# Extra: Table 4.3 -- allocation changes relative to DFCFS (linear speedup, uniform sizes and "
           "times, C = 0)")
@@ -85,7 +73,7 @@ def table_4_3(run_args: list[str]) -> None:
 
 def comparisons(run_args: list[str]) -> None:
     print("\n# Extra: the thesis' comparisons, from the stored mean response times")
-    misp = stored(HEADLINE[0], run_args)
+    misp = stored_run(HERE / HEADLINE[0], run_args).summaries
     print("Figs. 4.4-4.7 -- MISP: DEQP best, then DPROP (thesis: RT(DPROP)/RT(DEQP) = 1.06-1.08 at L = 1), DSMJF, "
           "DFCFS; DEQP beats MFFF:")
     for exp in ("uniform C=0", "uniform C=1", "exponential C=0", "exponential C=1"):
@@ -93,7 +81,7 @@ def comparisons(run_args: list[str]) -> None:
         for other in ("DPROP", "DSMJF", "DFCFS"):
             print(ratios(misp, exp, other + suffix, "DEQP" + suffix))
         print(ratios(misp, exp, "MFFF", "DEQP" + suffix))
-    linear = stored(HEADLINE[1], run_args)
+    linear = stored_run(HERE / HEADLINE[1], run_args).summaries
     print("Figs. 4.2-4.3 -- linear speedup: DSMJF beats DEQP (ratios < 1):")
     print(ratios(linear, "uniform C=0", "DSMJF", "DEQP"))
     print(ratios(linear, "exponential C=1", "DSMJF(overhead=1.0)", "DEQP(overhead=1.0)"))

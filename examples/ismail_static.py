@@ -35,12 +35,10 @@ Arguments other than ``--all``/``--extra`` go to ``topoalloc run`` (``--jobs``, 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from scheduling.cli import build_parser, main
-from scheduling.experiments import ResultStore, aggregate, load_study
+from scheduling.cli import build_parser, main, stored_run
 
 HERE = Path(__file__).resolve().parent
 HEADLINE = ["seed000_fig2_9_static_nofold.toml", "seed000_fig3_3_adaptive.toml", "seed000_fig3_6_limited.toml"]
@@ -48,17 +46,6 @@ MORE = ["seed000_fig2_12_unlimited.toml", "seed000_known_times.toml", "seed000_f
 
 
 # -- reading back what the machinery stored ---------------------------------------------------------
-def stored(toml: str, run_args: list[str]) -> tuple[list, Path]:
-    """The per-point summaries ``topoalloc run <toml> <run_args>`` stored (same overrides, same
-    store) and the directory its figures went to."""
-    args = build_parser().parse_args(["run", str(HERE / toml), *run_args])
-    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
-                                                   loads=args.loads, seed=args.seed)
-    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
-    ids = [p.point_id for p in study.points()]
-    with ResultStore(path) as store:
-        return aggregate(store.rows(point_ids=ids), order=ids), Path(args.plots or Path(path).parent)
-
 
 def ratios(summaries: list, experiment: str, num: str, den: str) -> str:
     """``RT(num) / RT(den)`` per load in ``experiment`` (the part after the study name)."""
@@ -70,17 +57,17 @@ def ratios(summaries: list, experiment: str, num: str, den: str) -> str:
 
 def comparisons(run_args: list[str]) -> None:
     print("\n# Extra: the thesis' comparisons, from the stored mean response times")
-    nofold, _ = stored(HEADLINE[0], run_args)
+    nofold, _ = _stored(HEADLINE[0], run_args)
     print("Figs. 2.9/2.10 -- FF and FFDS below FCFS and FFIS at medium and high load (ratios < 1):")
     for exp in ("uniform", "exponential"):
         print(ratios(nofold, exp, "FF", "FCFS"))
         print(ratios(nofold, exp, "FFDS", "FFIS"))
-    adaptive, _ = stored(HEADLINE[1], run_args)
+    adaptive, _ = _stored(HEADLINE[1], run_args)
     print("Figs. 3.3-3.5 -- FFF below FF and FF+FIFO (thesis, Fig. 3.3: FF+FIFO 20-40% longer at medium-high load):")
     for exp in ("misp-uniform", "misp-exponential", "linear-uniform"):
         print(ratios(adaptive, exp, "FF+FIFO", "FFF"))
         print(ratios(adaptive, exp, "FF", "FFF"))
-    limited, _ = stored(HEADLINE[2], run_args)
+    limited, _ = _stored(HEADLINE[2], run_args)
     print("Figs. 3.6-3.9 -- MFFF no worse than FFF under MISP (ratios <= 1); Fig. 3.10: FFF can win under linear:")
     for exp in ("uniform-sizes-uniform-times", "exponential-sizes-uniform-times", "uniform-sizes-exponential-times",
                 "exponential-sizes-exponential-times", "linear"):
@@ -89,7 +76,7 @@ def comparisons(run_args: list[str]) -> None:
 
 def ffmax_figure(run_args: list[str], draw: bool) -> None:
     """Figs. 3.15 / 3.16 against FF_max, from the stored ``seed000_fig3_15_ffmax.toml`` results."""
-    summaries, outdir = stored("seed000_fig3_15_ffmax.toml", run_args)
+    summaries, outdir = _stored("seed000_fig3_15_ffmax.toml", run_args)
     print("\n# Extra: Figs. 3.15 / 3.16 -- mean response time against the fixed FF_max (FFF = adaptive f1max)")
     curves: dict[tuple[str, float], list[tuple[float, float]]] = {}
     adaptive = {}
@@ -178,6 +165,12 @@ def run(argv: list[str]) -> int:
     if own.extra:
         static_metrics_table(args.replications or 3, args.jobs or 8500, 500 if args.warmup is None else args.warmup)
     return 0
+
+
+def _stored(toml: str, run_args: list[str]) -> tuple[list, Path]:
+    """Per-point summaries of ``topoalloc run <toml> <run_args>`` and its figure directory."""
+    run = stored_run(HERE / toml, run_args)
+    return run.summaries, run.plots_dir
 
 
 if __name__ == "__main__":

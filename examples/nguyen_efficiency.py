@@ -32,7 +32,6 @@ are not in the text we have: the curves below are **illustrative shapes of the t
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -40,9 +39,8 @@ import numpy as np
 
 from scheduling import Job, Simulator, Tabulated
 from scheduling.applications import application
-from scheduling.cli import build_parser
 from scheduling.cli import main as topoalloc
-from scheduling.experiments import ResultStore, aggregate, load_study
+from scheduling.cli import stored_run
 from scheduling.policies import get
 from scheduling.policies.efficiency import (
     equal_eff_allocation,
@@ -59,21 +57,11 @@ TOML = "seed003_fig6_batch.toml"
 
 
 # -- through the machinery ----------------------------------------------------------------------------
-def stored(toml: str, run_args: list[str]) -> list:
-    """The per-point summaries ``topoalloc run <toml> <run_args>`` stored (same overrides, same store)."""
-    args = build_parser().parse_args(["run", str(HERE / toml), *run_args])
-    study = load_study(args.config).with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
-                                                   loads=args.loads, seed=args.seed)
-    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
-    ids = [p.point_id for p in study.points()]
-    with ResultStore(path) as store:
-        return aggregate(store.rows(point_ids=ids), order=ids)
-
 
 def normalised_efficiency(run_args: list[str]) -> None:
     """System efficiency of each policy relative to OPT-EFF's, per mix, from the stored batches."""
     eff: dict[str, dict[str, float]] = {}
-    for s in stored(TOML, run_args):
+    for s in stored_run(HERE / TOML, run_args).summaries:
         eff.setdefault(s.experiment.split("/")[-1], {})[s.policy] = s["system_efficiency"].mean
     names = list(dict.fromkeys(p for row in eff.values() for p in row))
     print("\nFig. 6 on Table 4.1 application mixes: system efficiency normalised to OPT-EFF's "

@@ -13,10 +13,11 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "stored_run", "StoredRun"]
 
 
 def _version() -> str:
@@ -539,3 +540,34 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """What ``topoalloc run CONFIG RUN_ARGS`` stored, read back: the study (with the same overrides),
+    the store's path, its rows in the study's point order (then replication), the per-point
+    summaries with confidence intervals, and the directory the figures went to."""
+
+    study: Any
+    path: str
+    rows: list[dict[str, Any]]
+    summaries: list[Any]
+    plots_dir: Path
+
+
+def stored_run(config: str | os.PathLike, run_args: Sequence[str] = ()) -> StoredRun:
+    """Read back the results of ``topoalloc run <config> <run_args>`` (same overrides, same store),
+    for scripts that add tables or figures of their own to a run."""
+    from .experiments import ResultStore, aggregate, load_study
+
+    args = build_parser().parse_args(["run", str(config), *run_args])
+    study = load_study(args.config).with_overrides(
+        jobs=args.jobs, warmup=args.warmup, replications=args.replications, loads=args.loads, seed=args.seed
+    )
+    path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
+    ids = [p.point_id for p in study.points()]
+    with ResultStore(path) as store:
+        rows = store.rows(point_ids=ids)
+    rank = {pid: i for i, pid in enumerate(ids)}
+    rows = sorted(rows, key=lambda r: (rank[r["point_id"]], r["replication"]))
+    return StoredRun(study, path, rows, aggregate(rows, order=ids), Path(args.plots or Path(path).parent))

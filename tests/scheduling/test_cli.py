@@ -212,3 +212,17 @@ def test_list_names_every_allocator_and_marks_missing(monkeypatch, capsys):
         assert name in out
     assert "Phantom" in out and "[not in this installation]" in out.split("Phantom", 1)[1].splitlines()[0]
     assert "RSR-<int>" in out and "MeshSides" in out
+
+
+def test_stored_run_reads_back_what_run_stored(tmp_path, monkeypatch):
+    from scheduling.cli import main, stored_run
+
+    monkeypatch.chdir(tmp_path)
+    config = Path(__file__).resolve().parents[2] / "examples" / "seed002_fig5_cube_fairness.toml"
+    args = ["--jobs", "300", "--warmup", "30", "--replications", "2", "--loads", "0.5", "--no-plots", "--no-progress"]
+    assert main(["run", str(config), *args]) == 0
+    run = stored_run(config, args)
+    points = run.study.points()
+    assert len(run.rows) == 2 * len(points)  # every point, both replications
+    assert [s.n for s in run.summaries] == [2] * len(points)
+    assert [r["replication"] for r in run.rows[:2]] == [0, 1]
