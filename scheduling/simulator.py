@@ -1,9 +1,14 @@
 """The discrete-event simulator every policy runs on.
 
-A heap of ``(time, kind, seq, payload)`` events. **Tie-breaking** at equal times: completions
-first, then timers, then arrivals; within a kind, the order events were scheduled (``seq``). So a
-job arriving at the instant another finishes sees the freed processors, and the same inputs give
-the same schedule, byte for byte.
+A heap of ``(time, kind, seq, payload)`` events. **One decision per instant**: all events of one
+time stamp are delivered to the policy first -- completions, then timers, then arrivals; within a
+kind, the order they were scheduled (``seq``) -- and then the policy's ``decide(now)`` is called
+once (the contract is :class:`~scheduling.policies.Policy`'s). So two jobs ending at the same
+second free their processors together before anything is scheduled, a job arriving at the instant
+another finishes sees the freed processors, the outcome never depends on the order simultaneous
+events were popped, and the same inputs give the same schedule, byte for byte. Events that
+``decide`` creates at the same instant (a zero-length job's end, a timer for ``now``) make a new
+round at that instant. A job occupies its processors over ``[start, end)``.
 
 **Job progress is a rate.** A running job holds ``work`` (the fraction of it left at time ``t0``)
 and a ``rate`` (``1 / job.time_on(processors, reference)``). A start, resize, suspend or resume
@@ -209,55 +214,83 @@ class Simulator:
                         left = max(st.work, 0.0) / st.rate if st.rate != math.inf else 0.0
                         push(heap, (st.t0 + left, COMPLETION, next(seq), (st.job.id, st.version)))
 
+        decide = policy.decide
+
+        def account(t: float) -> None:
+            nonlocal last, busy_int, se_int, se_time
+            if window_start is not None:
+                dt = t - last
+                busy_int += busy * dt
+                if demand > 0:
+                    se_int += min(1.0, busy / min(P, demand)) * dt
+                    se_time += dt
+            last = t
+
         stopped_at_until = False
+        stopped = False
         next_arrival()
         while heap:
-            t, kind, _, payload = pop(heap)
+            # an instant begins at the earliest event that is not a stale completion prediction
+            t, kind, _, payload = heap[0]
             if kind == COMPLETION:
                 st = running.get(payload[0])
                 if st is None or st.version != payload[1] or st.suspended:
-                    continue  # stale prediction
+                    pop(heap)
+                    continue
             if until is not None and t > until:
                 stopped_at_until = True
                 break
-            # time-weighted machine state
             if t > last:
-                if window_start is not None:
-                    dt = t - last
-                    busy_int += busy * dt
-                    if demand > 0:
-                        se_int += min(1.0, busy / min(P, demand)) * dt
-                        se_time += dt
-                last = t
+                account(t)  # time-weighted machine state up to this instant
             now = t
-            if kind == ARRIVAL:
-                job = payload
-                if n_arrived == warmup:
-                    window_start = now
-                ordinals[job.id] = n_arrived
-                ref = policy.reference_size(job)
-                refs[job.id] = ref
-                demand += ref
-                in_system += 1
-                queue_len += 1
-                n_arrived += 1
-                next_arrival()
-                apply(on_arrival(job, now))
-            elif kind == COMPLETION:
-                st = running.pop(payload[0])
-                job = st.job
-                busy -= st.processors
-                demand -= refs.pop(job.id)
-                in_system -= 1
-                if st.ordinal >= warmup:
-                    cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
-                                 st.folds, st.changes, job.runtime))
-                n_done += 1
-                apply(on_finish(job, now))
-                if stop_after is not None and n_done >= stop_after:
-                    break
-            else:
-                apply(on_timer(payload, now))
+            # 1. deliver every event of the instant: completions, then timers, then arrivals (the
+            #    heap's order); actions a per-event policy returns are carried out at once
+            while heap and heap[0][0] == t:
+                _, kind, _, payload = pop(heap)
+                if kind == COMPLETION:
+                    st = running.get(payload[0])
+                    if st is None or st.version != payload[1] or st.suspended:
+                        continue  # stale prediction
+                    del running[payload[0]]
+                    job = st.job
+                    busy -= st.processors
+                    demand -= refs.pop(job.id)
+                    in_system -= 1
+                    if st.ordinal >= warmup:
+                        cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
+                                     st.folds, st.changes, job.runtime))
+                    n_done += 1
+                    acts = on_finish(job, now)
+                    if acts:
+                        apply(acts)
+                    if stop_after is not None and n_done >= stop_after:
+                        stopped = True
+                        break
+                elif kind == ARRIVAL:
+                    job = payload
+                    if n_arrived == warmup:
+                        window_start = now
+                    ordinals[job.id] = n_arrived
+                    ref = policy.reference_size(job)
+                    refs[job.id] = ref
+                    demand += ref
+                    in_system += 1
+                    queue_len += 1
+                    n_arrived += 1
+                    next_arrival()
+                    acts = on_arrival(job, now)
+                    if acts:
+                        apply(acts)
+                else:
+                    acts = on_timer(payload, now)
+                    if acts:
+                        apply(acts)
+            if stopped:
+                break
+            # 2. one decision for the instant
+            acts = decide(now)
+            if acts:
+                apply(acts)
             if record_state:
                 state_t.append(now)
                 state_busy.append(busy)
@@ -265,12 +298,8 @@ class Simulator:
 
         end = now
         if stopped_at_until:
-            if window_start is not None and until > last:
-                dt = until - last
-                busy_int += busy * dt
-                if demand > 0:
-                    se_int += min(1.0, busy / min(P, demand)) * dt
-                    se_time += dt
+            if until > last:
+                account(until)
             end = until
         dtype = [("id", np.int64), ("ordinal", np.int64), ("arrival", float), ("start", float), ("end", float),
                  ("requested", np.int64), ("granted", np.int64), ("folds", np.int64), ("changes", np.int64),

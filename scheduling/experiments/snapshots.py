@@ -1,9 +1,9 @@
 """Occupancy snapshots during a simulation, for the occupancy pictures.
 
 :class:`SnapshotPolicy` wraps any policy and copies the allocator's ``occupancy`` view (allocation
-ids per node: ``(height, width)`` on a mesh, 1D on a cube or tree) after the first event at or
-after each requested time. It changes nothing in the schedule: it forwards every callback and
-returns the wrapped policy's actions unchanged.
+ids per node: ``(height, width)`` on a mesh, 1D on a cube or tree) after the decision of the first
+instant at or after each requested time. It changes nothing in the schedule: it forwards every
+callback and ``decide``, and returns the wrapped policy's actions unchanged.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = ["SnapshotPolicy", "record_occupancy"]
 
 class SnapshotPolicy(Policy):
     """``inner`` (a policy or a registry name), recording ``(time, occupancy)`` in ``snapshots``
-    after the first event at or after each of ``times`` (ascending). Cost: one O(machine size)
+    after the first instant at or after each of ``times`` (ascending). Cost: one O(machine size)
     copy per snapshot."""
 
     def __init__(self, inner: Policy | str, times: Sequence[float]) -> None:
@@ -48,19 +48,18 @@ class SnapshotPolicy(Policy):
                 self.snapshots.append((now, np.array(self.allocator.occupancy)))
             self._next += 1
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
-        acts = self.inner.on_arrival(job, now)
-        self._snap(now)
-        return acts
+    def on_arrival(self, job: Job, now: float) -> list[Action] | None:
+        return self.inner.on_arrival(job, now)
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
-        acts = self.inner.on_finish(job, now)
-        self._snap(now)
-        return acts
+    def on_finish(self, job: Job, now: float) -> list[Action] | None:
+        return self.inner.on_finish(job, now)
 
-    def on_timer(self, key: Any, now: float) -> list[Action]:
-        acts = self.inner.on_timer(key, now)
-        self._snap(now)
+    def on_timer(self, key: Any, now: float) -> list[Action] | None:
+        return self.inner.on_timer(key, now)
+
+    def decide(self, now: float) -> list[Action]:
+        acts = self.inner.decide(now)
+        self._snap(now)  # the occupancy after the instant's decision (the allocator is the policy's)
         return acts
 
 

@@ -27,6 +27,10 @@ a candidate may start if it fits now and ends by the shadow time or needs no mor
 processors (those free at the shadow time beyond what the head needs). That is the same rule,
 since flat processors are interchangeable, at O(running + queue) per event and no copies.
 
+**Zero-length jobs.** A job occupies its processors over ``[start, start + run time)``, in the
+simulator and in every reservation here: a job of (estimated) length 0 holds nothing, always ends
+by the shadow time, and its reservation overlaps no other.
+
 **Estimates and overruns.** A running job is expected to end at ``start + estimate``. A job still
 running past that (an estimate shorter than its run time, which real traces have) is expected to
 end *now*: its end is taken as the current time, so reservations are recomputed at every event
@@ -127,13 +131,6 @@ def _estimate(job: Job) -> float:
     if not est >= 0 or math.isnan(est):
         raise ValueError(f"job {job.id} has estimate {est!r}; backfilling needs a run-time estimate >= 0")
     return float(est)
-
-
-def _busy_end(start: float, dur: float) -> float:
-    """End of the interval a job occupies: ``start + dur``, or just after ``start`` for ``dur == 0``
-    (so a zero-length job still needs its processors at its start)."""
-    end = start + dur
-    return end if end > start else math.nextafter(start, math.inf)
 
 
 class _Backfilling(Policy):
@@ -266,10 +263,11 @@ class EASY(_Backfilling):
     it does not delay that reservation, i.e. it ends by the shadow time (by its estimate) or stays
     off the reserved nodes (within the *extra* processors on a flat machine). On a topology the
     allocator's placements are tried in its own order until one stays off the reserved nodes
-    (:meth:`_allocate_avoiding`). Scheduling runs at every arrival and every departure; the
-    reservation is recomputed at each pass from the jobs' current expected ends, and only when
-    some candidate could start. An arrival that finds the head blocked only checks the newcomer
-    (nothing else changed since the last pass).
+    (:meth:`_allocate_avoiding`). One pass runs per instant (:meth:`decide`, after every event of
+    the instant), scanning the queue in order; the reservation is recomputed at each pass from
+    the jobs' current expected ends, and only when some candidate could start. A pass skips the
+    jobs the previous pass rejected only when nothing was released since and no running job is
+    past its estimate (see :meth:`decide`).
 
     Interpretation: seed 004 says EASY-LL starts "the first job in the queue that fits within the
     available resources and whose execution does not delay the dispatching of any job ahead of
@@ -293,23 +291,41 @@ class EASY(_Backfilling):
     def __init__(self) -> None:
         super().__init__()
         self.queue: deque[Job] = deque()
+        self._released = False  # a job ended since the last pass
+        self._scanned = 0  # queue length after the last pass: those jobs could not start then
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
-        # A non-empty queue means the head was blocked after the last pass and nothing changed
-        # since (every event runs a pass): only the newcomer can be a new backfill candidate.
-        first = len(self.queue)
+    def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
         self.queue.append(job)
-        return self._schedule(now, max(first, 1))
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> None:
         self._retire(job)
-        return self._schedule(now, 1)
+        self._released = True
+
+    def decide(self, now: float) -> list[Action]:
+        """One scheduling pass over the queue, in order: the head(s) while they fit, then backfill.
+
+        The pass skips the jobs the previous pass already rejected only when that is provably
+        the same outcome: nothing was released since, and no running job is past its estimate
+        (an overrunning job is expected to end *now*, so time alone moves the head's reservation
+        and can make an earlier queued job eligible). Then only the jobs that arrived since can
+        start, and they come last in the queue anyway."""
+        queue = self.queue
+        if not queue:
+            self._released = False
+            self._scanned = 0
+            return []
+        moved = self._released or (self._ends and self._ends[0][0] < now)
+        first = 0 if moved else self._scanned
+        self._released = False
+        actions = self._schedule(now, first)
+        self._scanned = len(self.queue)
+        return actions
 
     def _schedule(self, now: float, first: int) -> list[Action]:
         actions: list[Action] = []
         queue = self.queue
-        if first == 1:
+        if first == 0:
             alloc = self.allocator
             info = self._info
             while queue:
@@ -319,7 +335,8 @@ class EASY(_Backfilling):
                 if got is None:
                     break
                 actions.append(self._launch(queue.popleft(), got, now))
-        if len(queue) < 2 or self.allocator.free == 0:
+            first = 1
+        if len(queue) <= first or self.allocator.free == 0:
             return actions
         started = self._backfill_counting(now, first, actions) if self.counting else \
             self._backfill_nodes(now, first, actions)
@@ -428,6 +445,7 @@ class Conservative(_Backfilling):
         self._dirty = False
         self._retried: float | None = None
         self._provisional = False
+        self._new: list[Job] = []  # arrived since the last decision, in arrival order
         #: Jobs whose reservation had to move later: a job overran its estimate, or (on allocators
         #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
         #: allocator could not be steered to the reserved nodes when the time came.
@@ -438,25 +456,28 @@ class Conservative(_Backfilling):
         """The waiting jobs, in arrival order."""
         return list(self._waiting.values())
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
         self._waiting[job.id] = job
         self._arrival[job.id] = len(self._arrival)
-        self._update(now)
-        if job.id not in self.reservations:
-            self._reserve(self._find(job, now))
-        return self._start_due(now)
+        self._new.append(job)
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> None:
         held = self._retire(job)
         if now < held.end:
             self._dirty = True  # ended early: room to compress
-        self._update(now)
-        return self._start_due(now)
 
-    def on_timer(self, key: Any, now: float) -> list[Action]:
+    def on_timer(self, key: Any, now: float) -> None:
         self._timers.discard(key)
+
+    def decide(self, now: float) -> list[Action]:
+        """Move reservations if needed (compression, overruns), reserve the newcomers in arrival
+        order, then start every job whose reservation has come."""
         self._update(now)
+        for job in self._new:
+            if job.id in self._waiting and job.id not in self.reservations:
+                self._reserve(self._find(job, now))
+        self._new.clear()
         return self._start_due(now)
 
     # -- reservations --------------------------------------------------------------------------------
@@ -541,7 +562,7 @@ class Conservative(_Backfilling):
         """``r``'s interval; a stale one (its start passed unstarted) is taken as starting now."""
         if r.start >= now:
             return r.start, r.end
-        return now, _busy_end(now, r.end - r.start)
+        return now, now + (r.end - r.start)
 
     def _find_counting(self, job: Job, now: float, limit: float) -> Reservation | None:
         info = self._info
@@ -575,7 +596,7 @@ class Conservative(_Backfilling):
                 return None
             if free[i] < need:
                 continue
-            stop = _busy_end(t, est)
+            stop = t + est
             j = i + 1
             while j < last and points[j] < stop and free[j] >= need:
                 j += 1
@@ -600,7 +621,7 @@ class Conservative(_Backfilling):
                 i += 1
             if twin.free < need:
                 continue
-            stop = _busy_end(t, est)
+            stop = t + est
             overlapping = [r.nodes for r in others if r.start < stop and t < r.end]
             got = self._allocate_avoiding(twin, job.request, _collides(overlapping))
             if got is None:
@@ -637,7 +658,7 @@ class Conservative(_Backfilling):
                 if res.nodes is None:
                     got = alloc.allocate(job.request)
                 else:
-                    stop = _busy_end(now, est)
+                    stop = now + est
                     overlapping = [r.nodes for r in self.reservations.values()
                                    if r is not res and r.start < stop and now < r.end]
                     got = self._allocate_avoiding(alloc, job.request, _collides(overlapping))

@@ -1,4 +1,4 @@
-"""The policy contract: callbacks in, actions out; no clock of its own."""
+"""The policy contract: events in, one decision per instant out; no clock of its own."""
 
 from __future__ import annotations
 
@@ -15,13 +15,64 @@ __all__ = ["Policy"]
 class Policy:
     """Base class of every scheduling policy.
 
-    A driver calls :meth:`bind` once with the allocator, then :meth:`on_arrival` when a job
-    arrives, :meth:`on_finish` when a running job has done all its work, and :meth:`on_timer` when
-    a :class:`~scheduling.actions.Timer` the policy asked for fires. Each returns a list of
-    actions. The policy owns every call to the allocator (it allocates before returning
-    :class:`~scheduling.actions.Start` and releases in ``on_finish``), so any event loop can drive
-    it: the built-in :class:`~scheduling.Simulator`, a SimPy model (``examples/embed_simpy.py``),
-    or a user's own.
+    **The contract.** A driver calls :meth:`bind` once with the allocator. Then, at every instant
+    at which something happens, it
+
+    1. delivers every event of that instant, in this order: the jobs that finished
+       (:meth:`on_finish`), the timers that fired (:meth:`on_timer`), the jobs that arrived
+       (:meth:`on_arrival`, in arrival order);
+    2. then calls :meth:`decide` **once** and carries out the actions it returns
+       (:class:`~scheduling.actions.Start`, :class:`~scheduling.actions.Resize`,
+       :class:`~scheduling.actions.Suspend`, :class:`~scheduling.actions.Resume`,
+       :class:`~scheduling.actions.Timer`).
+
+    So a policy decides on the state after *all* of an instant's events (two jobs ending at the
+    same second free their processors together), as Batsim and the textbook EASY of Mu'alem &
+    Feitelson do, and the outcome never depends on the order in which simultaneous events were
+    popped. Actions that make new events at the same instant (a zero-length job's end, a timer set
+    for ``now``) start a new round at that instant: events, then ``decide`` again.
+
+    The callbacks record; they normally return ``None``. A policy that its paper defines *per
+    event* (Ismail's and Nguyen et al.'s dynamic repartitioning at every arrival and departure, the
+    gang schedulers' four events) may instead return actions from a callback: the driver carries
+    them out at once, before the next event of the instant is delivered, and :meth:`decide` then
+    usually returns nothing.
+
+    A job is counted over ``[start, end)``: a job of run time 0 holds no processors at any time,
+    and what it frees is reusable at the instant it started (in the next round).
+
+    The policy owns every call to the allocator (it allocates before returning
+    :class:`~scheduling.actions.Start` and releases in :meth:`on_finish`), so any event loop can
+    drive it: the built-in :class:`~scheduling.Simulator`, a SimPy model
+    (``examples/embed_simpy.py``), or a user's own.
+
+    A minimal policy (FCFS without folding; the built-in one is :class:`~scheduling.policies.FCFS`):
+
+    >>> from collections import deque
+    >>> class Simple(Policy):
+    ...     name = "Simple-FCFS"
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.queue, self.running = deque(), {}
+    ...     def on_arrival(self, job, now):
+    ...         self.queue.append(job)
+    ...     def on_finish(self, job, now):
+    ...         self.allocator.release(self.running.pop(job.id))
+    ...     def decide(self, now):
+    ...         started = []
+    ...         while self.queue:
+    ...             got = self.allocator.allocate(self.queue[0].request)
+    ...             if got is None:
+    ...                 break
+    ...             job = self.queue.popleft()
+    ...             self.running[job.id] = got
+    ...             started.append(self.start(job, got))
+    ...         return started
+    >>> from scheduling import Job, simulate
+    >>> from topoalloc import FlatPool; from topologies import Flat
+    >>> jobs = [Job(0, 0.0, 3, 2.0), Job(1, 0.0, 2, 1.0), Job(2, 1.0, 1, 1.0)]
+    >>> simulate(FlatPool(Flat(4)), Simple(), jobs, jobs=None).start.tolist()
+    [0.0, 2.0, 2.0]
     """
 
     #: The name the paper uses (``"FCFS"``, ``"RSR-1"``, ``"EASY"``, ...).
@@ -36,13 +87,21 @@ class Policy:
             raise RuntimeError(f"policy {self.name} is already bound to {self.allocator!r}; make a new one")
         self.allocator = allocator
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> list[Action] | None:
+        """``job`` arrived at ``now``. Record it; return ``None`` (or, per-event policies, actions)."""
         raise NotImplementedError
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> list[Action] | None:
+        """``job`` has done all its work at ``now``: release its allocation (the policy owns it)."""
         raise NotImplementedError
 
-    def on_timer(self, key: Any, now: float) -> list[Action]:
+    def on_timer(self, key: Any, now: float) -> list[Action] | None:
+        """A :class:`~scheduling.actions.Timer` the policy asked for fired."""
+        return None
+
+    def decide(self, now: float) -> list[Action]:
+        """The actions to carry out at ``now``, after every event of the instant was delivered.
+        Called once per instant (and once more for each further round at the same instant)."""
         return []
 
     # -- helpers ------------------------------------------------------------------------------
@@ -51,7 +110,9 @@ class Policy:
         return self.allocator.request_size(job.request)
 
     def start(self, job: Job, allocation: Allocation, folds: int = 0, delay: float = 0.0) -> Start:
-        """The :class:`Start` action for ``job`` on ``allocation``."""
+        """The :class:`~scheduling.actions.Start` action for ``job`` on ``allocation``: the driver
+        needs the processors granted and the reference count the job's run time is given for
+        (both as the allocator counts them), and how many times the request was folded."""
         a = self.allocator
         return Start(job, allocation, a.request_size(allocation.request), a.request_size(job.request), folds, delay)
 

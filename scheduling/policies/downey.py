@@ -213,16 +213,15 @@ class DowneyStrategy(Policy):
             x = self._fn(A, sigma)
         return _clip(self._round(x + 1e-9 if self._round is math.floor else x - 1e-9), self.allocator.size)
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> None:
         self._ideal[job.id] = self.ideal_size(job)
         self.queue.append(job)
-        return self._schedule()
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> None:
         self.allocator.release(self.running.pop(job.id))
-        return self._schedule()
 
-    def _schedule(self) -> list[Action]:
+    def decide(self, now: float) -> list[Action]:
+        """Start queued jobs FIFO, each on its ideal size (or, hybrid, at least ``c`` of it)."""
         actions: list[Action] = []
         queue, alloc, c = self.queue, self.allocator, self.c
         while queue:
@@ -248,8 +247,8 @@ class ASP(Policy):
     """Adaptive static partitioning (Downey, seed 001 §5.4): at every arrival and completion the
     free processors are divided evenly among the queued jobs, FIFO, each share capped at the job's
     MAX size (Eq. 7, "no job is allocated more processors than it can use"); see the module
-    docstring for the rounding. Inherently greedy (§6). After every event either the queue is empty
-    or no processor is free. O(1) per event plus one allocation per start.
+    docstring for the rounding. Inherently greedy (§6). After every instant either the queue is empty
+    or no processor is free. O(1) per instant plus one allocation per start.
     """
 
     name = "ASP"
@@ -260,17 +259,16 @@ class ASP(Policy):
         self.running: dict[int, object] = {}
         self._cap: dict[int, int] = {}
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> None:
         A, sigma = job_parameters(job)
         self._cap[job.id] = _clip(math.ceil(max_size(A, sigma) - 1e-9), self.allocator.size)
         self.queue.append(job)
-        return self._schedule()
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> None:
         self.allocator.release(self.running.pop(job.id))
-        return self._schedule()
 
-    def _schedule(self) -> list[Action]:
+    def decide(self, now: float) -> list[Action]:
+        """Divide the free processors evenly among the queued jobs, FIFO."""
         actions: list[Action] = []
         queue, alloc = self.queue, self.allocator
         free = alloc.free

@@ -18,17 +18,17 @@ class FCFS(Policy):
 
     ``folding`` decides how the head is placed: :class:`~scheduling.policies.folding.NoFold`
     (plain FCFS), ``RSR(t)``, ``Limit(k)``, ``GreedyLimit()``, ``AverageLimit()``. The policy's
-    name is the rule's (``"RSR-1"``, ``"Limit-5"``, ...). Cost per event: one placement attempt per
-    job started plus one failed attempt for the blocked head — at departures only: an arrival cannot
-    unblock the head (nothing was released), so it is not retried then, with the same outcome.
+    name is the rule's (``"RSR-1"``, ``"Limit-5"``, ...). Cost per instant: one placement attempt
+    per job started plus one failed attempt for the blocked head -- only at instants with a
+    departure: arrivals alone cannot unblock the head (nothing was released), so it is not retried
+    then, with the same outcome.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.jobs import Job
     >>> p = FCFS(); p.bind(Buddy(Hypercube(3)))
-    >>> [type(a).__name__ for a in p.on_arrival(Job(0, 0.0, 3, 1.0), 0.0)]
-    ['Start']
-    >>> p.on_arrival(Job(1, 0.0, 0, 1.0), 0.0), len(p.queue)
-    ([], 1)
+    >>> p.on_arrival(Job(0, 0.0, 3, 1.0), 0.0); p.on_arrival(Job(1, 0.0, 0, 1.0), 0.0)
+    >>> [type(a).__name__ for a in p.decide(0.0)], len(p.queue)
+    (['Start'], 1)
     """
 
     def __init__(self, folding: FoldingRule | None = None) -> None:
@@ -44,20 +44,18 @@ class FCFS(Policy):
         self._blocked = False
         self._context_free = not isinstance(self.folding, AverageLimit)
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> None:
         self.queue.append(job)
         self._demand += self.reference_size(job)
-        if self._blocked and self._context_free:
-            return []
-        return self._schedule(now)
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> None:
         self.allocator.release(self.running.pop(job.id))
         self._demand -= self.reference_size(job)
         self._blocked = False
-        return self._schedule(now)
 
-    def _schedule(self, now: float) -> list[Action]:
+    def decide(self, now: float) -> list[Action]:
+        if self._blocked and self._context_free:
+            return []
         actions: list[Action] = []
         queue = self.queue
         rule = self.folding

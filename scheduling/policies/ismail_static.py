@@ -161,11 +161,10 @@ class IsmailStatic(Policy):
         self.demand += n
         return n
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> None:
         self.waiting.push(job, self._admit(job))
-        return self._scan(now)
 
-    def on_finish(self, job: Job, now: float) -> list[Action]:
+    def on_finish(self, job: Job, now: float) -> None:
         got = self.running.pop(job.id, None)
         if got is None:
             raise ValueError(f"{self.name}: job {job.id} finished but is not running under this policy")
@@ -173,6 +172,10 @@ class IsmailStatic(Policy):
         self.allocator.release(alloc)
         self.demand -= n
         self.running_request -= n
+
+    def decide(self, now: float) -> list[Action]:
+        """One allocation scan (the thesis scans at every arrival and departure; here once per
+        instant, after all of its events)."""
         return self._scan(now)
 
     def _scan(self, now: float) -> list[Action]:
@@ -214,10 +217,11 @@ class FirstFitQueue(IsmailStatic):
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> p = FirstFitQueue("fifo"); p.bind(FlatPool(Flat(8)))
-    >>> [a.processors for a in p.on_arrival(Job(0, 0.0, 6, 1.0), 0.0)]
+    >>> p.on_arrival(Job(0, 0.0, 6, 1.0), 0.0); [a.processors for a in p.decide(0.0)]
     [6]
-    >>> p.on_arrival(Job(1, 0.0, 4, 1.0), 0.0), [a.processors for a in p.on_arrival(Job(2, 0.0, 2, 1.0), 0.0)]
-    ([], [2])
+    >>> p.on_arrival(Job(1, 1.0, 4, 1.0), 1.0); p.on_arrival(Job(2, 1.0, 2, 1.0), 1.0)
+    >>> [(a.job.id, a.processors) for a in p.decide(1.0)]   # job 1 does not fit; job 2 does
+    [(2, 2)]
     """
 
     _NAMES = {"fifo": "FF", "decreasing_size": "FFDS", "increasing_size": "FFIS", "total_demand": "FFITD"}
@@ -330,9 +334,8 @@ class EPFP(IsmailStatic):
         self._fifo: list[tuple[Job, int]] = []  # FIFO, consumed from the front by index
         self._front = 0
 
-    def on_arrival(self, job: Job, now: float) -> list[Action]:
+    def on_arrival(self, job: Job, now: float) -> None:
         self._fifo.append((job, self._admit(job)))
-        return self._scan(now)
 
     def _scan(self, now: float) -> list[Action]:
         fp = self.allocator.free
@@ -420,10 +423,11 @@ class AdaptiveFolding(IsmailStatic):
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> p = AdaptiveFolding("fifo", "multi", 1.5); p.bind(FlatPool(Flat(8)))
-    >>> _ = p.on_arrival(Job(0, 0.0, 8, 1.0), 0.0)   # takes the machine
-    >>> p.on_arrival(Job(1, 0.0, 6, 1.0), 0.0), p.on_arrival(Job(2, 0.0, 6, 1.0), 0.0)
-    ([], [])
-    >>> [(a.job.id, a.processors) for a in p.on_finish(Job(0, 0.0, 8, 1.0), 1.0)]  # x = 12 <= 1.5 * 8
+    >>> p.on_arrival(Job(0, 0.0, 8, 1.0), 0.0); _ = p.decide(0.0)   # takes the machine
+    >>> p.on_arrival(Job(1, 0.5, 6, 1.0), 0.5); p.on_arrival(Job(2, 0.5, 6, 1.0), 0.5); p.decide(0.5)
+    []
+    >>> p.on_finish(Job(0, 0.0, 8, 1.0), 1.0)
+    >>> [(a.job.id, a.processors) for a in p.decide(1.0)]  # x = 12 <= 1.5 * 8
     [(1, 4), (2, 4)]
     """
 

@@ -48,9 +48,10 @@ def lublin(limit: int) -> list[Job]:
 def reference(jobs: list[Job], P: int, easy: bool) -> list[tuple[int, float, float]]:
     """FCFS, or EASY by Mu'alem & Feitelson's shadow time and extra processors, written from scratch.
 
-    Events one at a time: completions before arrivals at equal times, completions in start order;
-    a scheduling pass after every event. A running job is expected to end at start + estimate, or
-    now if that has passed."""
+    Every event of an instant is applied first (completions free their processors, arrivals join
+    the queue in arrival order), then one scheduling pass. A running job is expected to end at
+    start + estimate, or now if that has passed. A zero-length job started now ends in a second
+    pass at the same instant."""
     events: list = []
     seq = itertools.count()
     for j in jobs:
@@ -70,11 +71,13 @@ def reference(jobs: list[Job], P: int, easy: bool) -> list[tuple[int, float, flo
         heapq.heappush(events, (now + job.runtime, 0, next(seq), job))
 
     while events:
-        now, kind, _, job = heapq.heappop(events)
-        if kind == 0:
-            free += running.pop(job.id)[0]
-        else:
-            queue.append(job)
+        now = events[0][0]
+        while events and events[0][0] == now:
+            _, kind, _, job = heapq.heappop(events)
+            if kind == 0:
+                free += running.pop(job.id)[0]
+            else:
+                queue.append(job)
         while queue and queue[0].request <= free:
             launch(queue.pop(0), now)
         if not easy or len(queue) < 2:
@@ -209,13 +212,8 @@ def watch_heads(base, fits):
                 assert t <= self.last.get(head.id, math.inf), f"head {head.id} delayed at {now}"
                 self.last[head.id] = t
 
-        def on_arrival(self, job, now):
-            out = super().on_arrival(job, now)
-            self._check(now)
-            return out
-
-        def on_finish(self, job, now):
-            out = super().on_finish(job, now)
+        def decide(self, now):
+            out = super().decide(now)
             self._check(now)
             return out
 
@@ -271,13 +269,8 @@ def test_easy_with_inexact_estimates_keeps_the_heads_reservation(case):
     class Recorded(EASY):
         first: dict
 
-        def on_arrival(self, job, now):
-            out = super().on_arrival(job, now)
-            self._note(now)
-            return out
-
-        def on_finish(self, job, now):
-            out = super().on_finish(job, now)
+        def decide(self, now):
+            out = super().decide(now)
             self._note(now)
             return out
 
@@ -309,10 +302,12 @@ def test_conservative_never_starts_a_job_after_its_arrival_reservation(case, ove
             super().__init__()
             self.promised: dict[int, float] = {}
 
-        def on_arrival(self, job, now):
-            out = super().on_arrival(job, now)
-            res = self.reservations.get(job.id)
-            self.promised[job.id] = res.start if res is not None else now
+        def decide(self, now):
+            new = list(self._new)
+            out = super().decide(now)
+            for job in new:
+                res = self.reservations.get(job.id)
+                self.promised[job.id] = res.start if res is not None else now
             return out
 
     policy = Recorded()
@@ -422,3 +417,34 @@ def test_clone_is_independent_and_equivalent():
             if x is not None:
                 assert x.nodes.tolist() == y.nodes.tolist()
         assert (a.occupancy == b2.occupancy).all()
+
+
+# -- issue: an arrival must not jump an earlier eligible job; zero-length jobs ----------------------------
+def test_an_arrival_does_not_jump_an_earlier_job_made_eligible_by_an_overrun():
+    """Jobs 0 and 1 overrun their estimates (5 s and 50 s; both run 1000 s), so time alone moves
+    the head's reservation: each is expected to end *now*. At t = 60 (job 4 arrives) a full pass
+    sees 2 processors free and the head (job 2, 7 processors) reserved at 60 with 3 extra, so job 3
+    (arrived at 11, 2 processors) starts; the arrival-only shortcut tried job 4 alone and started it
+    ahead of job 3, which then waited until 160."""
+    jobs = [Job(0, 0.0, 6, 1000.0, estimate=5.0), Job(1, 0.0, 2, 1000.0, estimate=50.0),
+            Job(2, 10.0, 7, 10.0, estimate=10.0), Job(3, 11.0, 2, 100.0, estimate=100.0),
+            Job(4, 60.0, 1, 100.0, estimate=100.0)]
+    r = simulate(FlatPool(Flat(10)), "EASY", jobs, jobs=None)
+    start = dict(zip(r.id.tolist(), r.start.tolist(), strict=True))
+    assert start[3] == 60.0
+    assert start[4] >= start[3]
+    assert schedule(r) == reference(jobs, 10, easy=True)
+
+
+@pytest.mark.parametrize("name", ["EASY", "Conservative"])
+def test_zero_length_jobs_hold_nothing(name):
+    """[start, end): a job of length 0 (estimate 0) holds its processors at no time, so the job
+    reserved behind it starts at the same instant (in the next round), on counting and node-set
+    reservations alike -- not an instant later."""
+    jobs = [Job(0, 0.0, 4, 10.0, estimate=10.0), Job(1, 1.0, 4, 0.0, estimate=0.0),
+            Job(2, 2.0, 4, 5.0, estimate=5.0), Job(3, 3.0, 2, 0.0, estimate=0.0)]
+    flat = simulate(FlatPool(Flat(4)), name, jobs, jobs=None)
+    assert flat.start.tolist() == [0.0, 10.0, 10.0, 15.0]
+    cube_jobs = [Job(j.id, j.arrival, {4: 2, 2: 1}[j.request], j.runtime, estimate=j.estimate) for j in jobs]
+    cube = simulate(Buddy(Hypercube(2)), name, cube_jobs, jobs=None)
+    assert cube.start.tolist() == flat.start.tolist()

@@ -158,21 +158,32 @@ def _sizes(actions):
     return [(a.job.id, a.processors) for a in actions if isinstance(a, Start)]
 
 
+def _arrive(p, job, now):
+    """Deliver one arrival as the only event of its instant and return the instant's decision."""
+    p.on_arrival(job, now)
+    return p.decide(now)
+
+
+def _finish(p, job, now):
+    p.on_finish(job, now)
+    return p.decide(now)
+
+
 def test_greedy_takes_what_is_free_stubborn_waits_hybrid_needs_c():
     for name, second in (("AVG", [(1, 2)]), ("AVG-stubborn", []), ("AVG-hybrid/0.5", []), ("AVG-hybrid/0.4", [(1, 2)])):
         p, _ = _bound(policies.get(name))
-        assert _sizes(p.on_arrival(make_job(0, 0.0, 6.2, 0.5, 100.0), 0.0)) == [(0, 6)]
-        assert _sizes(p.on_arrival(make_job(1, 1.0, 5.0, 0.5, 100.0), 1.0)) == second, name
+        assert _sizes(_arrive(p, make_job(0, 0.0, 6.2, 0.5, 100.0), 0.0)) == [(0, 6)]
+        assert _sizes(_arrive(p, make_job(1, 1.0, 5.0, 0.5, 100.0), 1.0)) == second, name
         if not second:
-            assert _sizes(p.on_finish(make_job(0, 0.0, 6.2, 0.5, 100.0), 2.0)) == [(1, 5)]
+            assert _sizes(_finish(p, make_job(0, 0.0, 6.2, 0.5, 100.0), 2.0)) == [(1, 5)]
 
 
 def test_fifo_nothing_passes_a_blocked_head():
     p, _ = _bound(policies.get("MAX-stubborn"))
-    assert _sizes(p.on_arrival(make_job(0, 0.0, 3.0, 0.0, 10.0), 0.0)) == [(0, 3)]
-    assert _sizes(p.on_arrival(make_job(1, 0.0, 8.0, 0.0, 10.0), 0.0)) == []
-    assert _sizes(p.on_arrival(make_job(2, 0.0, 1.0, 0.0, 10.0), 0.0)) == []  # fits, but waits behind job 1
-    assert _sizes(p.on_finish(make_job(0, 0.0, 3.0, 0.0, 10.0), 5.0)) == [(1, 8)]
+    assert _sizes(_arrive(p, make_job(0, 0.0, 3.0, 0.0, 10.0), 0.0)) == [(0, 3)]
+    assert _sizes(_arrive(p, make_job(1, 0.0, 8.0, 0.0, 10.0), 0.0)) == []
+    assert _sizes(_arrive(p, make_job(2, 0.0, 1.0, 0.0, 10.0), 0.0)) == []  # fits, but waits behind job 1
+    assert _sizes(_finish(p, make_job(0, 0.0, 3.0, 0.0, 10.0), 5.0)) == [(1, 8)]
 
 
 def test_strategy_sizes_follow_the_paper():
@@ -187,19 +198,19 @@ def test_strategy_sizes_follow_the_paper():
 
 def test_asp_divides_free_processors_among_the_queue():
     p, pool = _bound(ASP())
-    assert _sizes(p.on_arrival(make_job(0, 0.0, 8.0, 0.0, 10.0), 0.0)) == [(0, 8)]
+    assert _sizes(_arrive(p, make_job(0, 0.0, 8.0, 0.0, 10.0), 0.0)) == [(0, 8)]
     for i in (1, 2, 3):
-        assert p.on_arrival(make_job(i, 0.0, 8.0, 0.5, 10.0), 0.0) == []
-    assert _sizes(p.on_finish(make_job(0, 0.0, 8.0, 0.0, 10.0), 1.0)) == [(1, 2), (2, 3), (3, 3)]
+        assert _arrive(p, make_job(i, 0.0, 8.0, 0.5, 10.0), 0.0) == []
+    assert _sizes(_finish(p, make_job(0, 0.0, 8.0, 0.0, 10.0), 1.0)) == [(1, 2), (2, 3), (3, 3)]
     assert pool.free == 0
 
 
 def test_asp_caps_at_max_and_gives_the_rest_to_later_jobs():
     p, pool = _bound(ASP())
-    assert _sizes(p.on_arrival(make_job(0, 0.0, 8.0, 0.0, 10.0), 0.0)) == [(0, 8)]
+    assert _sizes(_arrive(p, make_job(0, 0.0, 8.0, 0.0, 10.0), 0.0)) == [(0, 8)]
     p.on_arrival(make_job(1, 0.0, 1.0, 0.7, 10.0), 0.0)  # can use one processor
     p.on_arrival(make_job(2, 0.0, 8.0, 0.0, 10.0), 0.0)
-    assert _sizes(p.on_finish(make_job(0, 0.0, 8.0, 0.0, 10.0), 1.0)) == [(1, 1), (2, 7)]
+    assert _sizes(_finish(p, make_job(0, 0.0, 8.0, 0.0, 10.0), 1.0)) == [(1, 1), (2, 7)]
 
 
 def test_registry_names_and_errors():

@@ -139,3 +139,55 @@ def test_until_stops_at_a_time():
     r = simulate(Buddy(Hypercube(8)), "FCFS", w, jobs=None, until=200.0, seed=0)
     assert r.window[1] == 200.0 and np.all(r.end <= 200.0)
     assert not math.isnan(r.summary()["mean_turnaround"])
+
+
+# -- the contract: every event of an instant, then one decision ------------------------------------
+class _Log(Policy):
+    """FCFS on a flat pool that logs what the driver tells it."""
+
+    name = "log"
+
+    def __init__(self):
+        super().__init__()
+        self.log: list[tuple] = []
+        self.queue: list = []
+        self.running: dict = {}
+
+    def on_arrival(self, job, now):
+        self.log.append(("arrival", now, job.id))
+        self.queue.append(job)
+
+    def on_finish(self, job, now):
+        self.log.append(("finish", now, job.id))
+        self.allocator.release(self.running.pop(job.id))
+
+    def on_timer(self, key, now):
+        self.log.append(("timer", now, key))
+
+    def decide(self, now):
+        self.log.append(("decide", now))
+        out = []
+        if now == 0.0 and not any(e[0] == "decide" for e in self.log[:-1]):
+            out.append(Timer(2.0, "t"))
+        while self.queue and self.queue[0].request <= self.allocator.free:
+            job = self.queue.pop(0)
+            self.running[job.id] = self.allocator.allocate(job.request)
+            out.append(self.start(job, self.running[job.id]))
+        return out
+
+
+def test_every_event_of_an_instant_is_delivered_before_one_decision():
+    # jobs 0 and 1 end together at 2.0, when the timer fires and jobs 2 and 3 arrive; job 4 (length 0)
+    # ends at the instant it starts, in a second round at 3.0
+    jobs = [Job(0, 0.0, 2, 2.0), Job(1, 0.0, 2, 2.0), Job(2, 2.0, 4, 1.0), Job(3, 2.0, 1, 1.0),
+            Job(4, 3.0, 1, 0.0)]
+    pol = _Log()
+    r = Simulator(FlatPool(Flat(4)), pol, jobs).run()
+    at2 = [e for e in pol.log if e[1] == 2.0]
+    assert at2 == [("finish", 2.0, 0), ("finish", 2.0, 1), ("timer", 2.0, "t"), ("arrival", 2.0, 2),
+                   ("arrival", 2.0, 3), ("decide", 2.0)]
+    assert r.start.tolist() == [0.0, 0.0, 2.0, 3.0, 3.0]  # job 2 saw both ends: all 4 processors
+    at3 = [e for e in pol.log if e[1] == 3.0]
+    assert at3 == [("finish", 3.0, 2), ("arrival", 3.0, 4), ("decide", 3.0), ("finish", 3.0, 4), ("decide", 3.0)]
+    assert sum(e[0] == "decide" for e in pol.log) == len({e[1] for e in pol.log}) + 1  # one per instant + round
+
