@@ -41,8 +41,8 @@ class Job:
 
 @dataclass(frozen=True, slots=True)
 class JobRecord:
-    """What happened to one job: times, requested (reference) and granted processors, folds, and
-    the number of allocation changes after its start."""
+    """What happened to one job: times, requested (reference) and granted processors, folds, the
+    number of allocation changes after its start and the processors they moved (sum of ``|Δp|``)."""
 
     id: int
     arrival: float
@@ -53,6 +53,7 @@ class JobRecord:
     folds: int
     changes: int
     runtime: float
+    moved: int = 0
 
     @property
     def wait(self) -> float:

@@ -17,7 +17,8 @@ __all__ = ["SimulationResult"]
 class SimulationResult:
     """Per-job records of the kept jobs (a numpy structured array ``table`` with columns ``id``,
     ``ordinal``, ``arrival``, ``start``, ``end``, ``requested``, ``granted``, ``folds``,
-    ``changes``, ``runtime``, in arrival order) and the time-weighted machine state over
+    ``changes`` (resizes after the start), ``moved`` (processors moved by those resizes, the sum of
+    ``|Δp|``), ``runtime``, in arrival order) and the time-weighted machine state over
     ``window``."""
 
     table: np.ndarray
@@ -77,7 +78,8 @@ class SimulationResult:
         t = self.table
         return [
             JobRecord(int(r["id"]), float(r["arrival"]), float(r["start"]), float(r["end"]), int(r["requested"]),
-                      int(r["granted"]), int(r["folds"]), int(r["changes"]), float(r["runtime"]))
+                      int(r["granted"]), int(r["folds"]), int(r["changes"]), float(r["runtime"]),
+                      int(r["moved"]))
             for r in t
         ]
 

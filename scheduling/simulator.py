@@ -45,7 +45,7 @@ COMPLETION, TIMER, ARRIVAL = 0, 1, 2
 class _Run:
     __slots__ = (
         "job", "ordinal", "alloc", "processors", "reference", "rate", "t0", "work", "version",
-        "start", "granted", "folds", "changes", "suspended",
+        "start", "granted", "folds", "changes", "moved", "suspended",
     )
 
 
@@ -163,6 +163,7 @@ class Simulator:
                     st.start = now
                     st.folds = act.folds
                     st.changes = 0
+                    st.moved = 0
                     st.suspended = False
                     st.version = 0
                     st.work = 1.0
@@ -189,6 +190,7 @@ class Simulator:
                     if t is Resize:
                         if not st.suspended:
                             busy += act.processors - st.processors
+                        st.moved += abs(act.processors - st.processors)
                         st.processors = act.processors
                         if act.allocation is not None:
                             st.alloc = act.allocation
@@ -258,7 +260,7 @@ class Simulator:
                     in_system -= 1
                     if st.ordinal >= warmup:
                         cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
-                                     st.folds, st.changes, job.runtime))
+                                     st.folds, st.changes, st.moved, job.runtime))
                     n_done += 1
                     acts = on_finish(job, now)
                     if acts:
@@ -303,7 +305,7 @@ class Simulator:
             end = until
         dtype = [("id", np.int64), ("ordinal", np.int64), ("arrival", float), ("start", float), ("end", float),
                  ("requested", np.int64), ("granted", np.int64), ("folds", np.int64), ("changes", np.int64),
-                 ("runtime", float)]
+                 ("moved", np.int64), ("runtime", float)]
         table = np.array(cols, dtype=dtype)
         if len(table):
             table.sort(order="ordinal")

@@ -130,11 +130,12 @@ def _pool(results: list[Any]) -> Any:
 
 def _extra_metrics(pooled: Any, useful: float | None) -> dict[str, float]:
     t = pooled.table
-    out = {"mean_changes": math.nan, "mean_cluster_size": math.nan, "cv_cluster_size": math.nan,
+    out = {"mean_changes": math.nan, "mean_moved": math.nan, "mean_cluster_size": math.nan, "cv_cluster_size": math.nan,
            "system_efficiency": math.nan, "load_average": math.nan}
     if len(t):
         granted = t["granted"].astype(float)
         out["mean_changes"] = float(t["changes"].mean())
+        out["mean_moved"] = float(t["moved"].mean())
         out["mean_cluster_size"] = float(granted.mean())
         out["cv_cluster_size"] = float(granted.std() / granted.mean()) if granted.mean() > 0 else math.nan
     if useful is not None and pooled.duration > 0:
