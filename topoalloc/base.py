@@ -33,22 +33,23 @@ class Allocation:
     the same grant of the same allocator.
     """
 
-    __slots__ = ("owner", "id", "request", "placement", "_nodes")
+    __slots__ = ("owner", "id", "request", "placement", "_nodes", "_count")
 
     owner: int
     id: int
     request: Any
     placement: Any
 
-    def __init__(self, owner: int, id: int, request: Any, placement: Any, nodes: np.ndarray | None = None):
-        sa = object.__setattr__
-        sa(self, "owner", owner)
-        sa(self, "id", id)
-        sa(self, "request", request)
-        sa(self, "placement", placement)
+    def __init__(self, owner: int, id: int, request: Any, placement: Any, nodes: np.ndarray | None = None,
+                 count: int | None = None):
+        _set_owner(self, owner)  # slot descriptors: the immutable __setattr__ refuses
+        _set_id(self, id)
+        _set_request(self, request)
+        _set_placement(self, placement)
         if nodes is not None:
             nodes.flags.writeable = False
-        sa(self, "_nodes", nodes)
+        _set_nodes(self, nodes)
+        _set_count(self, count)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Allocation is immutable (tried to set {name!r})")
@@ -62,13 +63,14 @@ class Allocation:
         if nodes is None:
             nodes = np.asarray(self.placement.node_ids())
             nodes.flags.writeable = False
-            object.__setattr__(self, "_nodes", nodes)
+            _set_nodes(self, nodes)
         return nodes
 
     @property
     def size(self) -> int:
-        """Number of processors granted."""
-        return len(self.nodes)
+        """Number of processors granted (known without building ``nodes``)."""
+        count = self._count
+        return count if count is not None else len(self.nodes)
 
     def __hash__(self) -> int:
         return hash((self.owner, self.id))
@@ -80,6 +82,11 @@ class Allocation:
 
     def __repr__(self) -> str:
         return f"Allocation(id={self.id}, request={self.request!r}, placement={self.placement!r})"
+
+
+_set_owner, _set_id = Allocation.owner.__set__, Allocation.id.__set__
+_set_request, _set_placement = Allocation.request.__set__, Allocation.placement.__set__
+_set_nodes, _set_count = Allocation._nodes.__set__, Allocation._count.__set__
 
 
 class Allocator(ABC):
@@ -150,7 +157,7 @@ class Allocator(ABC):
             nodes = placement.node_ids(self.topology.width)
         aid = self._next_id
         self._next_id = aid + 1
-        alloc = Allocation(self._owner, aid, granted, placement, nodes)
+        alloc = Allocation(self._owner, aid, granted, placement, nodes, count)
         self._live[aid] = alloc
         self._free -= count
         return alloc

@@ -38,6 +38,16 @@ class FlatPool(Allocator):
         super().__init__(topology)
         self._is_free = np.ones(topology.size, dtype=bool)
 
+    def validate(self, request: int) -> int:
+        """``request`` as a processor count, or a :class:`~topologies.RequestError`."""
+        if type(request) is int and 0 < request <= self._size:  # fast path: an already valid count
+            return request
+        return self.topology.validate_request(request)
+
+    def request_size(self, request: int) -> int:
+        """The count itself."""
+        return self.validate(request)
+
     def _place(self, n: int):
         if n > self._free:
             return None

@@ -54,6 +54,17 @@ class Submesh:
         ys = np.arange(self.y, self.y + self.height, dtype=np.int64)
         return (ys[:, None] * mesh_width + xs[None, :]).ravel()
 
+    @classmethod
+    def _unchecked(cls, x: int, y: int, width: int, height: int) -> Submesh:
+        """Build through the slot descriptors (allocators' hot paths; the frozen dataclass's
+        ``__init__`` goes through ``object.__setattr__`` once per field)."""
+        obj = object.__new__(cls)
+        _set_x(obj, x)
+        _set_y(obj, y)
+        _set_width(obj, width)
+        _set_height(obj, height)
+        return obj
+
     def contains(self, x: int, y: int) -> bool:
         """Whether node ``(x, y)`` lies inside."""
         return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
@@ -163,5 +174,7 @@ class Subcube:
         return cls(base, mask)
 
 
+_set_x, _set_y = Submesh.x.__set__, Submesh.y.__set__  # slot descriptors, see _unchecked
+_set_width, _set_height = Submesh.width.__set__, Submesh.height.__set__
 _set_base = Subcube.base.__set__  # slot descriptors: bypass the frozen __setattr__ in _unchecked
 _set_mask = Subcube.mask.__set__

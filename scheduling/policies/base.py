@@ -113,8 +113,7 @@ class Policy:
         """The :class:`~scheduling.actions.Start` action for ``job`` on ``allocation``: the driver
         needs the processors granted and the reference count the job's run time is given for
         (both as the allocator counts them), and how many times the request was folded."""
-        a = self.allocator
-        return Start(job, allocation, a.request_size(allocation.request), a.request_size(job.request), folds, delay)
+        return Start(job, allocation, allocation.size, self.allocator.request_size(job.request), folds, delay)
 
     def __repr__(self) -> str:
         return f"<policy {self.name}>"

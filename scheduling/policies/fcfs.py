@@ -37,7 +37,7 @@ class FCFS(Policy):
         self.name = self.folding.name
         self.queue: deque[Job] = deque()
         self.running: dict[int, object] = {}
-        self._demand = 0  # processors asked for by the jobs in the system (for AverageLimit)
+        self._demand = 0  # processors asked for by the jobs in the system (AverageLimit only)
         # The head failed to fit and nothing was released since: trying it again at an arrival
         # would fail the same way (allocators are deterministic in their state), so skip it. Not
         # for AverageLimit, whose floor moves with every arrival.
@@ -46,11 +46,13 @@ class FCFS(Policy):
 
     def on_arrival(self, job: Job, now: float) -> None:
         self.queue.append(job)
-        self._demand += self.reference_size(job)
+        if not self._context_free:
+            self._demand += self.reference_size(job)
 
     def on_finish(self, job: Job, now: float) -> None:
         self.allocator.release(self.running.pop(job.id))
-        self._demand -= self.reference_size(job)
+        if not self._context_free:
+            self._demand -= self.reference_size(job)
         self._blocked = False
 
     def decide(self, now: float) -> list[Action]:

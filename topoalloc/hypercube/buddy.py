@@ -102,7 +102,7 @@ class Buddy(CubeAllocator):
                 tops[order] = buddy
         aid = self._next_id
         self._next_id = aid + 1
-        alloc = Allocation(self._owner, aid, k, _subcube(addr, (1 << k) - 1), None)
+        alloc = Allocation(self._owner, aid, k, _subcube(addr, (1 << k) - 1), None, 1 << k)
         self._live[aid] = alloc
         self._free -= 1 << k
         return alloc

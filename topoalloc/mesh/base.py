@@ -10,6 +10,8 @@ from ..base import Allocation, Allocator
 
 __all__ = ["MeshAllocator"]
 
+_submesh = Submesh._unchecked
+
 
 class MeshAllocator(Allocator):
     """Base of the submesh allocators of a 2D :class:`~topologies.Mesh`.
@@ -66,6 +68,12 @@ class MeshAllocator(Allocator):
                     return request
         return self.topology.validate_request(request, rotate=self.rotate)
 
+    def request_size(self, request: tuple[int, int]) -> int:
+        """``w * h`` for a valid request (the submesh allocators grant exactly the request;
+        :class:`~topoalloc.mesh.Buddy2D` overrides this with its rounded-up square)."""
+        w, h = self.validate(request)
+        return w * h
+
     @property
     def occupancy(self) -> np.ndarray:
         """A fresh ``(height, width)`` array of allocation ids (0 = free), row = y."""
@@ -90,7 +98,7 @@ class MeshAllocator(Allocator):
     def _grant(self, x: int, y: int, w: int, h: int) -> tuple[tuple[int, int], Submesh, np.ndarray, int]:
         """Mark the ``w x h`` submesh based at ``(x, y)`` busy; the tuple :meth:`_place` returns."""
         self.busy[y : y + h, x : x + w] = True
-        return (w, h), Submesh(x, y, w, h), self._ids[y : y + h, x : x + w].ravel(), w * h
+        return (w, h), _submesh(x, y, w, h), self._ids[y : y + h, x : x + w].ravel(), w * h
 
     def _unplace(self, allocation: Allocation) -> int:
         p = allocation.placement

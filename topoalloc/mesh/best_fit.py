@@ -97,6 +97,8 @@ class BestFit(ZhuAllocator):
         return None if ranked[y, x] < 0 else (x, y)
 
     def _place(self, request: tuple[int, int]):
+        if request[0] * request[1] > self._free:
+            return None
         for w, h in self._orientations(request):
             base = self.best_base(w, h)
             if base is not None:

@@ -39,6 +39,8 @@ class FirstFit(ZhuAllocator):
         super().__init__(topology, rotate)
 
     def _place(self, request: tuple[int, int]):
+        if request[0] * request[1] > self._free:
+            return None
         bits = self._free_bits()
         for w, h in self._orientations(request):
             base = self._first_in(bits, w, h)

@@ -21,9 +21,12 @@ class FrameSliding(MeshAllocator):
     recognised (the external fragmentation the paper compares against first fit, §4.3).
 
     Complexity: O(MN / (wh)) frames for an ``M x N`` mesh (the paper's bound, §2.1.1), each
-    checked over its ``wh`` nodes; the whole check is one vectorised ``numpy`` reduction of the
-    busy array reshaped to ``(frames_y, h, frames_x, w)``, O(MN) element work with no Python loop.
-    Release is O(wh).
+    checked over its ``wh`` nodes -- here all at once, bit-parallel: the free mask is one Python
+    integer (bit ``y * width + x``), eroded by ``a & (a >> d)`` doubling to "the next ``w`` nodes
+    are free" along x and then "the next ``h`` rows are" along y (O(log w + log h) big-integer
+    operations of O(MN / 64) words), then ANDed with the mask of the stride positions; the lowest
+    set bit is the first free frame in row-major order. About 1 us per query on 32 x 32, whatever
+    the number of live jobs. Release is O(wh) plus one O(MN / 64) mask update.
 
     >>> from topologies import Mesh
     >>> fs = FrameSliding(Mesh(6, 4))
@@ -41,13 +44,56 @@ class FrameSliding(MeshAllocator):
 
     def __init__(self, topology: Mesh) -> None:
         super().__init__(topology)
+        self._bits = (1 << (self.width * self.height)) - 1  # the free mask: bit y * width + x
+        self._shapes: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+
+    def _shape(self, w: int, h: int) -> tuple[int, int, tuple[int, ...]]:
+        """For a ``w x h`` frame: the bits of the block based at ``(0, 0)``, of the frame bases
+        ``(i w, j h)``, and the shifts that erode the free mask to "a free ``w x h`` block starts
+        here" (``a & (a >> d)`` doubling: along x by 1, 2, 4, ..., then along y by rows). Cached per
+        shape: at most ``width * height`` entries."""
+        got = self._shapes.get((w, h))
+        if got is None:
+            W = self.width
+            shifts = []
+            for length, unit in ((w, 1), (h, W)):
+                span = 1
+                while span < length:  # bit p then covers span more nodes (rows) from p
+                    step = min(span, length - span)
+                    shifts.append(step * unit)
+                    span += step
+            block = (1 << w) - 1
+            rows = 1
+            while rows < h:
+                step = min(rows, h - rows)
+                block |= block << (step * W)
+                rows += step
+            row = 0
+            for i in range(W // w):
+                row |= 1 << (i * w)
+            bases = 0
+            for j in range(self.height // h):
+                bases |= row << (j * h * W)
+            got = self._shapes[(w, h)] = (block, bases, tuple(shifts))
+        return got
 
     def _place(self, request: tuple[int, int]):
         w, h = request
-        nx, ny = self.width // w, self.height // h
-        frames = self.busy[: ny * h, : nx * w].reshape(ny, h, nx, w).any(axis=(1, 3))
-        i = int(frames.argmin())  # first all-free frame in row-major order
-        fy, fx = divmod(i, nx)
-        if frames[fy, fx]:
+        if w * h > self._free:
             return None
-        return self._grant(fx * w, fy * h, w, h)
+        block, bases, shifts = self._shapes.get(request) or self._shape(w, h)
+        bits = self._bits
+        for d in shifts:  # stride positions never cross a row end, so no guard bits are needed
+            bits &= bits >> d
+        hit = bits & bases
+        if not hit:
+            return None
+        p = (hit & -hit).bit_length() - 1  # the first free frame in row-major order
+        self._bits &= ~(block << p)
+        y, x = divmod(p, self.width)
+        return self._grant(x, y, w, h)
+
+    def _unplace(self, allocation):
+        s = allocation.placement
+        self._bits |= self._shape(s.width, s.height)[0] << (s.y * self.width + s.x)
+        return super()._unplace(allocation)
