@@ -23,12 +23,15 @@ def simulate(
     seed: int = 0,
     until: float | None = None,
     record_state: bool = False,
+    record_placement: bool = False,
+    runtime_model: Any = None,
 ) -> SimulationResult:
     """Simulate ``policy`` (a registry name such as ``"RSR-1"`` or a policy object) on a fresh
     ``allocator`` with ``workload`` (a :class:`~scheduling.workloads.Synthetic`, a trace, or a list
     of jobs), stopping after ``jobs`` completions (``None``: when the workload is exhausted) and
     discarding the first ``warmup`` jobs from the statistics. ``seed`` selects the workload's
-    random streams.
+    random streams. ``record_state``, ``record_placement`` and ``runtime_model`` are the
+    :class:`~scheduling.Simulator` options of the same names.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.workloads import Synthetic, CubeDims, Exponential
@@ -38,5 +41,6 @@ def simulate(
     True
     """
     return Simulator(
-        allocator, policy, workload, jobs=jobs, warmup=warmup, seed=seed, until=until, record_state=record_state
+        allocator, policy, workload, jobs=jobs, warmup=warmup, seed=seed, until=until, record_state=record_state,
+        record_placement=record_placement, runtime_model=runtime_model,
     ).run()

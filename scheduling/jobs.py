@@ -21,8 +21,10 @@ class Job:
     ``request`` is the topology request (``(w, h)``, ``k``, or a count), ``runtime`` its run time on
     that request, ``speedup`` how that changes on fewer (or more) processors, ``estimate`` the
     user's run-time estimate (backfilling uses it; defaults to ``runtime``), ``size`` the processor
-    count the job asked for before any rounding (traces; defaults to the request's size), and
-    ``attrs`` anything else a policy may use (Downey's ``A`` and ``sigma``, a user id, ...).
+    count the job asked for before any rounding (traces; defaults to the request's size),
+    ``attrs`` anything else a policy may use (Downey's ``A`` and ``sigma``, a user id, ...), and
+    ``comm`` the fraction of its run time spent communicating, in ``[0, 1]`` (used only by a
+    placement-dependent run-time model, :mod:`scheduling.runtime`; 0 by default).
     """
 
     id: int
@@ -33,6 +35,11 @@ class Job:
     estimate: float | None = None
     size: int | None = None
     attrs: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    comm: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.comm != 0.0 and not 0.0 <= self.comm <= 1.0:  # also rejects NaN
+            raise ValueError(f"job {self.id}: the communication fraction comm must be in [0, 1], got {self.comm!r}")
 
     def time_on(self, m: float, n: int) -> float:
         """Run time on ``m`` processors given the job's reference size ``n``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,8 @@ class SimulationResult:
     allocator: str
     unfinished: int
     state: dict[str, np.ndarray] | None = None
+    #: Job id -> read-only ascending node ids of its last allocation (``record_placement=True``).
+    placements: Mapping[int, np.ndarray] | None = None
 
     def __getattr__(self, name: str) -> Any:
         table = self.__dict__.get("table")

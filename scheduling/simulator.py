@@ -23,7 +23,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -45,7 +46,7 @@ COMPLETION, TIMER, ARRIVAL = 0, 1, 2
 class _Run:
     __slots__ = (
         "job", "ordinal", "alloc", "processors", "reference", "rate", "t0", "work", "version",
-        "start", "granted", "folds", "changes", "moved", "suspended",
+        "start", "granted", "folds", "changes", "moved", "suspended", "factor",
     )
 
 
@@ -67,6 +68,20 @@ class Simulator:
     the arrival of the first job kept to the end. ``until`` stops at a simulated time.
     ``record_state`` keeps the step function of busy processors and queue length for plots.
 
+    ``record_placement`` keeps where each kept job ran: ``result.placements`` maps its id to the
+    read-only, ascending node ids of its last allocation (``changes`` counts how often the
+    allocation changed), and on a mesh or a cube the table gains the per-job locality columns
+    ``mean_hops`` and ``components`` (:mod:`topoalloc.locality`). Off by default: keeping the
+    grants alive and computing the columns costs time and memory the common case does not need
+    (the README's benchmark table gives the cost on the 32x32 FCFS run).
+
+    ``runtime_model`` makes a job's run time depend on its placement
+    (:mod:`scheduling.runtime`: :class:`~scheduling.runtime.Dilation`,
+    :class:`~scheduling.runtime.HopBytes`): the run time the speedup model gives is multiplied by
+    ``runtime_model.factor(job, allocation, topology)`` when the job starts and whenever a resize
+    gives it a new allocation. ``None`` (the default): placement does not matter, as in the papers
+    the library reproduces.
+
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.jobs import Job
     >>> jobs = [Job(0, 0.0, 3, 2.0), Job(1, 0.5, 3, 1.0), Job(2, 1.0, 2, 1.0)]
@@ -86,6 +101,8 @@ class Simulator:
         seed: int = 0,
         until: float | None = None,
         record_state: bool = False,
+        record_placement: bool = False,
+        runtime_model: Any = None,
     ) -> None:
         if not isinstance(allocator, Allocator):
             raise TypeError(f"allocator must be a topoalloc.Allocator, got {allocator!r}")
@@ -108,6 +125,10 @@ class Simulator:
         self.seed = seed
         self.until = until
         self.record_state = record_state
+        self.record_placement = bool(record_placement)
+        if runtime_model is not None and not callable(getattr(runtime_model, "factor", None)):
+            raise TypeError(f"runtime_model needs a factor(job, allocation, topology) method, got {runtime_model!r}")
+        self.runtime_model = runtime_model
 
     def run(self) -> SimulationResult:
         """Run to the stop condition and return the :class:`SimulationResult`."""
@@ -140,6 +161,9 @@ class Simulator:
         state_busy: list[int] = []
         state_queue: list[int] = []
         record_state = self.record_state
+        placed: dict[int, Any] | None = {} if self.record_placement else None
+        model = self.runtime_model
+        topology = self.allocator.topology
 
         def next_arrival() -> None:
             job = next(stream, None)
@@ -169,6 +193,13 @@ class Simulator:
                     st.work = 1.0
                     st.t0 = now + act.delay
                     dur = job.time_on(act.processors, act.reference)
+                    if model is not None:
+                        st.factor = model.factor(job, act.allocation, topology)
+                        dur *= st.factor
+                    else:
+                        st.factor = 1.0
+                    if placed is not None:
+                        placed[job.id] = act.allocation
                     st.rate = 1.0 / dur if dur > 0 else math.inf
                     running[job.id] = st
                     busy += act.processors
@@ -194,8 +225,12 @@ class Simulator:
                         st.processors = act.processors
                         if act.allocation is not None:
                             st.alloc = act.allocation
+                            if placed is not None:
+                                placed[st.job.id] = act.allocation
+                            if model is not None:
+                                st.factor = model.factor(st.job, act.allocation, topology)
                         st.changes += 1
-                        dur = st.job.time_on(act.processors, st.reference)
+                        dur = st.job.time_on(act.processors, st.reference) * st.factor
                         st.rate = 1.0 / dur if dur > 0 else math.inf
                         st.t0 = max(now, st.t0) + act.delay
                     elif t is Suspend:
@@ -218,46 +253,39 @@ class Simulator:
 
         decide = policy.decide
 
-        def account(t: float) -> None:
-            nonlocal last, busy_int, se_int, se_time
-            if window_start is not None:
-                dt = t - last
-                busy_int += busy * dt
-                if demand > 0:
-                    se_int += min(1.0, busy / min(P, demand)) * dt
-                    se_time += dt
-            last = t
-
         stopped_at_until = False
         stopped = False
         next_arrival()
         while heap:
             # an instant begins at the earliest event that is not a stale completion prediction
-            t, kind, _, payload = heap[0]
+            t, kind, _, payload = pop(heap)
             if kind == COMPLETION:
                 st = running.get(payload[0])
                 if st is None or st.version != payload[1] or st.suspended:
-                    pop(heap)
-                    continue
+                    continue  # stale prediction
             if until is not None and t > until:
                 stopped_at_until = True
                 break
-            if t > last:
-                account(t)  # time-weighted machine state up to this instant
+            if t > last:  # time-weighted machine state up to this instant (account(t), inlined)
+                if window_start is not None:
+                    dt = t - last
+                    busy_int += busy * dt
+                    if demand > 0:
+                        se_int += min(1.0, busy / min(P, demand)) * dt
+                        se_time += dt
+                last = t
             now = t
             # 1. deliver every event of the instant: completions, then timers, then arrivals (the
             #    heap's order); actions a per-event policy returns are carried out at once
-            while heap and heap[0][0] == t:
-                _, kind, _, payload = pop(heap)
+            while True:
                 if kind == COMPLETION:
-                    st = running.get(payload[0])
-                    if st is None or st.version != payload[1] or st.suspended:
-                        continue  # stale prediction
-                    del running[payload[0]]
+                    del running[payload[0]]  # st: this completion's run, checked not stale
                     job = st.job
                     busy -= st.processors
                     demand -= refs.pop(job.id)
                     in_system -= 1
+                    if st.ordinal < warmup and placed is not None:
+                        del placed[job.id]
                     if st.ordinal >= warmup:
                         cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
                                      st.folds, st.changes, st.moved, job.runtime))
@@ -287,6 +315,16 @@ class Simulator:
                     acts = on_timer(payload, now)
                     if acts:
                         apply(acts)
+                # the next event of the same instant, skipping stale completion predictions
+                while heap and heap[0][0] == t:
+                    _, kind, _, payload = pop(heap)
+                    if kind != COMPLETION:
+                        break
+                    st = running.get(payload[0])
+                    if st is not None and st.version == payload[1] and not st.suspended:
+                        break
+                else:
+                    break
             if stopped:
                 break
             # 2. one decision for the instant
@@ -300,8 +338,12 @@ class Simulator:
 
         end = now
         if stopped_at_until:
-            if until > last:
-                account(until)
+            if until > last and window_start is not None:
+                dt = until - last
+                busy_int += busy * dt
+                if demand > 0:
+                    se_int += min(1.0, busy / min(P, demand)) * dt
+                    se_time += dt
             end = until
         dtype = [("id", np.int64), ("ordinal", np.int64), ("arrival", float), ("start", float), ("end", float),
                  ("requested", np.int64), ("granted", np.int64), ("folds", np.int64), ("changes", np.int64),
@@ -309,6 +351,10 @@ class Simulator:
         table = np.array(cols, dtype=dtype)
         if len(table):
             table.sort(order="ordinal")
+        placements = None
+        if placed is not None:
+            placements = _placements(table["id"].tolist(), placed)
+            table = _with_locality(table, placements, topology)
         window = (window_start if window_start is not None else end, end)
         state = None
         if record_state:
@@ -324,4 +370,48 @@ class Simulator:
             allocator=type(self.allocator).__name__,
             unfinished=len(running) + queue_len,
             state=state,
+            placements=placements,
         )
+
+
+def _nodes(allocation: Any) -> np.ndarray | None:
+    """The node ids of a grant (an :class:`~topoalloc.Allocation`), or ``None`` for an opaque one."""
+    nodes = getattr(allocation, "nodes", None)
+    if nodes is None:
+        return None
+    nodes = np.asarray(nodes)
+    if nodes.flags.writeable:
+        nodes = np.sort(nodes)
+        nodes.flags.writeable = False
+    return nodes
+
+
+def _placements(ids: list[int], placed: dict[int, Any]) -> Mapping[int, np.ndarray]:
+    """Job id -> read-only ascending node ids, for the kept jobs that finished."""
+    out = {}
+    for jid in ids:
+        nodes = _nodes(placed.get(jid))
+        if nodes is not None:
+            out[jid] = nodes
+    return MappingProxyType(out)
+
+
+def _with_locality(table: np.ndarray, placements: Mapping[int, np.ndarray], topology: Any) -> np.ndarray:
+    """``table`` with the per-job ``mean_hops`` and ``components`` columns (mesh and cube only)."""
+    from topoalloc import locality
+
+    if not locality.applies(topology):
+        return table
+    hops = np.full(len(table), np.nan)
+    pieces = np.zeros(len(table), dtype=np.int64)
+    for i, jid in enumerate(table["id"].tolist()):
+        nodes = placements.get(jid)
+        if nodes is not None:
+            hops[i] = locality.mean_hops(topology, nodes)
+            pieces[i] = locality.components(topology, nodes)
+    extra = np.empty(len(table), dtype=table.dtype.descr + [("mean_hops", float), ("components", np.int64)])
+    for name in table.dtype.names:
+        extra[name] = table[name]
+    extra["mean_hops"] = hops
+    extra["components"] = pieces
+    return extra

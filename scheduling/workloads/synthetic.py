@@ -15,7 +15,7 @@ __all__ = ["Synthetic", "arrival_rate", "offered_load", "streams", "STREAMS"]
 
 #: The purposes that get their own random stream, in spawn order (never reorder: it would change
 #: every workload generated so far).
-STREAMS = ("arrivals", "sizes", "runtimes", "speedups", "estimates", "extra")
+STREAMS = ("arrivals", "sizes", "runtimes", "speedups", "estimates", "extra", "comm")
 
 
 def streams(seed: int) -> dict[str, np.random.Generator]:
@@ -52,6 +52,10 @@ class Synthetic(JobStream):
     ``sizes`` makes requests (e.g. :class:`~scheduling.workloads.MeshSides`), ``service`` run times
     on the request (e.g. ``Exponential(5)``), ``speedup`` each job's speedup model. Give either
     ``load`` (with ``machine_size``: the rate comes from :func:`arrival_rate`) or ``rate``.
+    ``comm`` gives each job its communication fraction (:attr:`Job.comm`, used by the
+    placement-dependent run-time models of :mod:`scheduling.runtime`): a number in ``[0, 1]`` for
+    every job, or a distribution with ``sample(rng, n)`` (e.g. ``Uniform(0.0, 1.0)``) drawn from
+    its own stream, so adding it changes nothing else of the jobs.
 
     Every purpose draws from its own stream (:func:`streams`), in fixed-size chunks, so the jobs
     depend only on the seed — never on the policy or allocator that consumes them (common random
@@ -70,6 +74,7 @@ class Synthetic(JobStream):
     rate: float | None = None
     speedup: Any = field(default_factory=LinearSpeedup)
     chunk: int = 4096
+    comm: Any = 0.0
 
     def __post_init__(self) -> None:
         if (self.load is None) == (self.rate is None):
@@ -80,6 +85,9 @@ class Synthetic(JobStream):
             raise ValueError(f"rate must be > 0, got {self.rate}")
         if self.load is not None and self.load <= 0:
             raise ValueError(f"load must be > 0, got {self.load}")
+        if not hasattr(self.comm, "sample"):
+            if isinstance(self.comm, bool) or not isinstance(self.comm, int | float) or not 0.0 <= self.comm <= 1.0:
+                raise ValueError(f"comm must be a fraction in [0, 1] or a distribution, got {self.comm!r}")
 
     @property
     def arrival_rate(self) -> float:
@@ -94,6 +102,8 @@ class Synthetic(JobStream):
         t = 0.0
         jid = 0
         size_of = self.sizes.size_of
+        comm_dist = self.comm if hasattr(self.comm, "sample") else None
+        comm = 0.0 if comm_dist is not None else float(self.comm)
         while True:
             n = self.chunk
             gaps = rng["arrivals"].exponential(1.0 / rate, n)
@@ -102,8 +112,17 @@ class Synthetic(JobStream):
             runs = self.service.sample(rng["runtimes"], n).tolist()
             procs = [size_of(r) for r in reqs]
             speedups = self.speedup.sample(rng["speedups"], procs)
-            for i, at in enumerate(times.tolist()):
-                yield Job(jid, at, reqs[i], runs[i], speedups[i], None, procs[i])
-                jid += 1
+            if comm_dist is None:
+                for i, at in enumerate(times.tolist()):
+                    yield Job(jid, at, reqs[i], runs[i], speedups[i], None, procs[i], comm=comm)
+                    jid += 1
+            else:
+                fractions = np.asarray(comm_dist.sample(rng["comm"], n), dtype=float)
+                bad = ~((fractions >= 0.0) & (fractions <= 1.0))
+                if bad.any():
+                    raise ValueError(f"comm distribution {comm_dist!r} gave {fractions[bad][0]!r}, outside [0, 1]")
+                for i, at in enumerate(times.tolist()):
+                    yield Job(jid, at, reqs[i], runs[i], speedups[i], None, procs[i], comm=fractions[i].item())
+                    jid += 1
             t = float(times[-1])
 
