@@ -200,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _sub(sub, "list", "list the allocators (and which are missing), policies and workload distributions",
          "  topoalloc list")
+
+    from .reproduce.cli import add_parser as add_reproduce
+
+    add_reproduce(sub, _sub)
     return parser
 
 
@@ -512,8 +516,15 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce.cli import command
+
+    return command(args)
+
+
 _COMMANDS = {"compare": _cmd_compare, "run": _cmd_run, "sweep": _cmd_sweep, "replay": _cmd_replay,
-             "plot": _cmd_plot, "snapshot": _cmd_snapshot, "export": _cmd_export, "list": _cmd_list}
+             "plot": _cmd_plot, "snapshot": _cmd_snapshot, "export": _cmd_export, "list": _cmd_list,
+             "reproduce": _cmd_reproduce}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,140 @@
+"""One definition per paper claim, shared by the reproduction tests and ``topoalloc reproduce``.
+
+A :class:`Claim` names the paper, the figure or table, the claim *as the paper states it*, the
+paper's number where it gives one, and a function that runs the experiment at a :class:`Size`
+(``quick``: a reduced size that the test suite runs in seconds; ``full``: the paper's size) and
+returns an :class:`Outcome`: whether the claim holds in our run, and our numbers with their 95%
+intervals over seeds. ``expected`` is what the library asserts today: ``True`` for a claim that
+reproduces, ``False`` for a documented non-reproduction (the tests mark those
+``xfail(strict=True)``, so a claim that starts to hold is noticed too). ``diagnosis`` points to
+the claim's section of ``docs/reproductions.md``.
+
+Claims register themselves from one module per paper (:data:`PAPER_MODULES`), imported on
+demand, so ``claims("002")`` imports only seed 002's definitions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..metrics import Estimate, confidence_interval
+
+__all__ = ["Size", "Outcome", "Claim", "register", "claims", "papers", "PAPER_MODULES", "estimate",
+           "UnknownClaimError"]
+
+#: Paper id -> (module with its claims, short citation).
+PAPER_MODULES: dict[str, tuple[str, str]] = {
+    "000": ("scheduling.reproduce.seed000", "Ismail, PhD thesis, Iowa State 1995"),
+    "001": ("scheduling.reproduce.seed001", "Downey, UCB/CSD-96-922"),
+    "002": ("scheduling.reproduce.seed002", "Chang & Mohapatra, Iowa State"),
+    "003": ("scheduling.reproduce.seed003", "Nguyen, Vaswani & Zahorjan"),
+    "004": ("scheduling.reproduce.seed004", "Wang, Papaefthymiou & Squillante"),
+    "lo97": ("scheduling.reproduce.noncontig",
+             "Lo, Windisch, Liu & Nitzberg, IEEE TPDS 1997; Leung et al., IEEE Cluster 2002"),
+}
+
+
+class UnknownClaimError(KeyError):
+    """No claim (or paper) of that name; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    """How big a reproduction run is: ``quick`` (reduced, for the tests) or the papers' size."""
+
+    quick: bool = True
+
+    def pick(self, quick: Any, full: Any) -> Any:
+        """``quick`` at reduced size, ``full`` at the paper's size."""
+        return quick if self.quick else full
+
+    @property
+    def name(self) -> str:
+        return "quick" if self.quick else "full"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of a claim found: ``holds`` (the claim as stated holds), ``ours`` (our numbers,
+    human-readable, with 95% intervals over seeds) and ``values`` (the same, as numbers)."""
+
+    holds: bool
+    ours: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of one paper; see the module docstring."""
+
+    id: str
+    paper: str
+    where: str
+    statement: str
+    run: Callable[[Size], Outcome]
+    paper_value: str = ""
+    expected: bool = True
+    diagnosis: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """What the library asserts: ``reproduced`` or ``not reproduced``."""
+        return "reproduced" if self.expected else "not reproduced"
+
+
+_CLAIMS: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    """Add ``claim`` to the registry (ids are unique)."""
+    if claim.paper not in PAPER_MODULES:
+        raise ValueError(f"claim {claim.id!r}: unknown paper {claim.paper!r}; known: {', '.join(PAPER_MODULES)}")
+    if claim.id in _CLAIMS and _CLAIMS[claim.id] is not claim:
+        raise ValueError(f"claim id {claim.id!r} is registered twice")
+    _CLAIMS[claim.id] = claim
+    return claim
+
+
+def papers() -> list[str]:
+    """The paper ids that have claims."""
+    return list(PAPER_MODULES)
+
+
+def claims(paper: str | None = None, ids: Sequence[str] | None = None) -> list[Claim]:
+    """The registered claims, of one ``paper`` (``"002"``) or all, optionally only ``ids``; in
+    paper order, then definition order."""
+    if paper is not None and paper not in PAPER_MODULES:
+        raise UnknownClaimError(f"unknown paper {paper!r}; known: {', '.join(PAPER_MODULES)}")
+    for p in [paper] if paper is not None else list(PAPER_MODULES):
+        module = PAPER_MODULES[p][0]
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    out = [c for c in _CLAIMS.values() if paper is None or c.paper == paper]
+    order = list(PAPER_MODULES)
+    out.sort(key=lambda c: order.index(c.paper))
+    if ids is not None:
+        known = {c.id for c in out}
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise UnknownClaimError(
+                f"unknown claim(s) {', '.join(map(repr, missing))}; known: {', '.join(sorted(known))}")
+        out = [c for c in out if c.id in set(ids)]
+    return out
+
+
+def estimate(values: Sequence[float], fmt: str = ".3g") -> tuple[Estimate, str]:
+    """The 95% interval of ``values`` (one per seed) and its text, ``"m ± h (n)"``."""
+    est = confidence_interval(values)
+    if est.n < 2 or math.isnan(est.half_width):
+        return est, f"{est.mean:{fmt}} (n={est.n})"
+    return est, f"{est.mean:{fmt}} ± {est.half_width:.2g} (n={est.n})"
