@@ -36,7 +36,9 @@ with ``-greedy`` is an alias; ``-stubborn`` is the stubborn form (``AVG-stubborn
   .52 5,858 204 7.8 (1.04) 11.6; turnaround AVG < SEV < PWS < MAX < ASP as in the paper), where
   ``floor`` (the rounding of the workload's user request, ``floor(A)``) gives
   SEV the longest turnaround of the four, 7,040 s, and queue times 40% short;
-* MAX for ``0 < sigma <= 1`` is ``2A - 1`` (where Eq. 1 reaches ``A``); Eq. 7 prints ``2A``;
+* MAX for ``0 < sigma <= 1`` is ``2A - 1``, where Eq. 1 reaches ``A`` (its third branch starts
+  there), as §5.2's definition "the minimum ``n`` such that ``S(n) = A``" requires; Eq. 7 prints
+  ``2A``, which is not the minimum;
 * SEV: Fig. 7/10 are given only as figures; we read "for high loads, the cluster size varies from
   A to 1, depending on sigma" as linear in both ``sigma / sigma_max`` and ``rho`` between ``pi = 0``
   (everybody gets ``A``) and ``rho = 1`` (``A`` for ``sigma = 0`` down to 1 for
