@@ -23,7 +23,7 @@ run that sentence describes — because the paper's Table 1 values (load .64–.
 about .5 at ``rho = 0.75``) can only come from a window about that long (over 24 hours
 utilization could not exceed ``rho / 2``). At ``rho = 0.75`` the queue empties 0–0.4 h after the
 day ends, so the window is nearly the same for every strategy. With it Table 1 reproduces cell by
-cell (120 days: load .61–.81, utilization .48–.53 over seeds 5–7; the paper .64–.81 and
+cell (120 days: load .61–.82, utilization .48–.53 over seeds 5–7; the paper .64–.81 and
 .49–.52); a continuous simulation in which each day inherits the previous day's running jobs
 gives utilization .54–.56 and is not what the paper measured. Per-job metrics cover every job of
 the day, however late it ends. Days are pooled: per-job statistics over all jobs, load and

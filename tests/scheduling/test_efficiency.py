@@ -175,9 +175,9 @@ def test_equal_eff_is_within_10_percent_of_opt_eff_on_smooth_curves():
     """§5.2: "the greedy scheme employed by EQUAL-EFF comes very close to the optimum, with the
     largest differences occurring at very small numbers of processors ... Results from simulations
     that use smooth theoretical speedup curves show even smaller performance differences." On 200
-    three-job Amdahl mixes, from 16 processors (five or more per job) up: within 10% (worst about
-    0.94 at 16, above 0.97 from 32), never above the optimum. At 4 and 8 processors the worst
-    mixes lose about 15% (see docs/reproductions/seed003.md): the paper's "very small numbers of
+    three-job Amdahl mixes, from 16 processors (five or more per job) up: within 10% (worst 0.958
+    at 16, 0.983 at 32), never above the optimum. At 4 and 8 processors the worst mixes lose 15%
+    and 12% (0.852, 0.885; docs/reproductions/seed003.md): the paper's "very small numbers of
     processors", where every job on one processor measures efficiency 1."""
     ratios = amdahl_ratios()
     assert min(min(v) for v in ratios.values()) >= 0.9
