@@ -26,6 +26,12 @@ Shared interpretations (the paper's text is silent on them):
   (ties: the latest arrival).
 * Allocation changes move the job to a fresh set of processors (release, then allocate): on a
   flat machine any processors do. Shrinks are done before grows, grows before starts.
+* **Counting changes (Table 4.3).** The simulator records per job both its resizes
+  (``changes``) and the processors they moved (``moved``, the sum of ``|Δp|``). The thesis does
+  not define an "allocation change"; its Table 4.3 (DEQP 1.44-1.68, DPROP 1.28-1.51, DSMJF
+  1.00-1.03 times DFCFS) is reproduced by processors moved, not by resizes (4-9 times DFCFS's);
+  see ``docs/reproductions/seed000.md``.
+* DSMJF tops up running jobs before it starts waiting ones (see :class:`DSMJF`).
 """
 
 from __future__ import annotations

@@ -425,7 +425,7 @@ def test_exponential_linear_ordering_at_high_overhead():
 
 
 @pytest.mark.xfail(strict=True, reason="at C = 0 and L = 0.6 DEQP comes first (full size, seeds 7/11/12: DEQP "
-                   "98.6, DSMJF 103.1, DPROP 108.5, DFCFS 112.4); DSMJF leads from L = 0.8 (163-168 vs 180) and "
+                   "98.6, DSMJF 103.1, DPROP 108.5, DFCFS 112.4); DSMJF leads from L = 0.8 (168 vs 180) and "
                    "at C = 1 (Fig. 4.3's case). The thesis states the ordering without a load; its own 'less than "
                    "5%' advantage at L = 0.8, C = 0 leaves room for DEQP to lead at lower loads")
 def test_exponential_linear_dsmjf_first_at_c0_moderate_load():
