@@ -62,6 +62,10 @@ def comparisons(run_args: list[str]) -> None:
     for exp in ("uniform", "exponential"):
         print(ratios(nofold, exp, "FF", "FCFS"))
         print(ratios(nofold, exp, "FFDS", "FFIS"))
+    print("Fig. 2.21 -- FFITD between FFIS and FF (thesis: worse than FF and FFDS; ratios > 1 only from L = 0.7, "
+          "see docs/reproductions/seed000.md):")
+    print(ratios(nofold, "uniform", "FFITD", "FF"))
+    print(ratios(nofold, "uniform", "FFITD", "FFIS"))
     adaptive, _ = _stored(HEADLINE[1], run_args)
     print("Figs. 3.3-3.5 -- FFF below FF and FF+FIFO (thesis, Fig. 3.3: FF+FIFO 20-40% longer at medium-high load):")
     for exp in ("misp-uniform", "misp-exponential", "linear-uniform"):
@@ -72,6 +76,10 @@ def comparisons(run_args: list[str]) -> None:
     for exp in ("uniform-sizes-uniform-times", "exponential-sizes-uniform-times", "uniform-sizes-exponential-times",
                 "exponential-sizes-exponential-times", "linear"):
         print(ratios(limited, exp, "MFFF", "FFF"))
+    print("§3.3.1 -- f2max against f1max (thesis: no significant difference; FFF 5-9% slower at L >= 0.8, "
+          "see docs/reproductions/seed000.md):")
+    print(ratios(limited, "f2max", "FFF-f2max(r=0.636)", "FFF"))
+    print(ratios(limited, "f2max", "MFFF-f2max(r=0.636)", "MFFF"))
 
 
 def ffmax_figure(run_args: list[str], draw: bool) -> None:

@@ -16,7 +16,9 @@ computations, printed below the machinery's table; ``--part`` picks them):
 
 * **§5.2, Fig. 5** -- system efficiency (sum of processor efficiencies) of EQUAL-EFF's greedy
   equal-efficiency fixed point against OPT-EFF's dynamic program, as the machine grows, for static
-  mixes of Ismail's Table 4.1/4.2 applications (seed 000 §4.2) and of Downey's model (seed 001).
+  mixes of Ismail's Table 4.1/4.2 applications (seed 000 §4.2), of smooth Amdahl curves (the paper's
+  "smooth theoretical speedup curves") and of Downey's model (seed 001; outside the paper's claim,
+  see ``docs/reproductions/seed003.md``).
 * **§4.5, Figs. 2–4** -- interactive static mixes at multiprogramming levels 2, 3, 4 on a
   50-processor machine: response times of EQUI and ST-EQUI normalised to AP-EQUI.
 * **§5.3, Fig. 6 and Table 1** -- batch mixes (multiprogramming level 3, each job replaced by one
@@ -48,6 +50,7 @@ from scheduling.policies.efficiency import (
     opt_eff_allocation,
     system_efficiency,
 )
+from scheduling.speedup import Amdahl
 from topoalloc import FlatPool
 from topologies import Flat
 
@@ -110,6 +113,18 @@ def part_5_2() -> None:
             op = system_efficiency(sp, opt_eff_allocation(sp, lim, total))
             ei = system_efficiency(sp, equipartition([min(n, total) for n in lim], total))
             print(f"{'':>14}{total:4d} {eq:10.2f} {op:9.2f} {eq / op:7.3f} {ei:9.2f} {ei / op:7.3f}")
+    rng = np.random.default_rng(11)
+    smooth: dict[int, list[float]] = {4: [], 8: [], 16: [], 32: [], 64: [], 128: []}
+    for _ in range(200):
+        sp = [Amdahl(float(f)) for f in rng.uniform(0.0, 0.5, 3)]
+        for total in smooth:
+            smooth[total].append(system_efficiency(sp, equal_eff_allocation(sp, [total] * 3, total)) /
+                                 system_efficiency(sp, opt_eff_allocation(sp, [total] * 3, total)))
+    print("\nSmooth curves (§5.2: 'even smaller differences'): 3 Amdahl jobs, serial fractions uniform on "
+          "[0, 0.5], EQUAL-EFF / OPT-EFF:")
+    for total, r in smooth.items():
+        r = np.array(r)
+        print(f"  P={total:4d}: mean {r.mean():.3f}, min {r.min():.3f}, below 0.9: {(r < 0.9).mean():.0%}")
     try:
         from scheduling.speedup_downey import Downey
     except ImportError:  # pragma: no cover
@@ -121,7 +136,8 @@ def part_5_2() -> None:
         for total in ratios:
             ratios[total].append(system_efficiency(sp, equal_eff_allocation(sp, [total] * 3, total)) /
                                  system_efficiency(sp, opt_eff_allocation(sp, [total] * 3, total)))
-    print("\nDowney mixes (3 jobs, A uniform-log on [1, 64], sigma uniform on [0, 2]), EQUAL-EFF / OPT-EFF:")
+    print("\nDowney mixes (outside §5.2's claim: curves with slope breaks; 3 jobs, A uniform-log on [1, 64], "
+          "sigma uniform on [0, 2]), EQUAL-EFF / OPT-EFF:")
     for total, r in ratios.items():
         r = np.array(r)
         print(f"  P={total:4d}: mean {r.mean():.3f}, 5th percentile {np.percentile(r, 5):.3f}, min {r.min():.3f}, "

@@ -57,7 +57,9 @@ class Downey(Speedup):
     def saturation(self) -> float:
         """The smallest ``n`` with ``S(n) = A``: ``A`` for ``sigma = 0``, ``2A - 1`` for
         ``0 < sigma <= 1``, ``A + A sigma - sigma`` for ``sigma >= 1`` (the definition of MAX in
-        §5.2; Eq. 7 prints ``2A`` for the middle case, the definition gives ``2A - 1``)."""
+        §5.2, "the minimum n such that S(n) = A"). Eq. 7 prints ``2A`` for the middle case; Eq. 1's
+        third branch, ``S(n) = A`` for ``n >= 2A - 1``, and its second branch at ``n = 2A - 1``
+        (``A (2A - 1) / (sigma (A - 1/2) + (2A - 1)(1 - sigma/2)) = A``) give ``2A - 1``."""
         A, s = self.A, self.sigma
         if s == 0.0:
             return A

@@ -103,11 +103,14 @@ __all__ = [
 METRICS = (
     "mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_folding_factor", "fraction_folded",
     "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround", "p90_turnaround", "p99_turnaround",
-    "p90_slowdown", "mean_changes", "mean_cluster_size", "cv_cluster_size", "system_efficiency", "load_average",
+    "p90_slowdown", "mean_changes", "mean_moved", "mean_cluster_size", "cv_cluster_size", "system_efficiency",
+    "load_average",
 )
 #: What the metrics added for seeds 000, 001 and 003 mean (the others: :func:`scheduling.metrics.summarize`).
 METRIC_NOTES = {
-    "mean_changes": "allocation changes per job while running (seed 000 Table 4.3)",
+    "mean_changes": "allocation changes (resizes) per job while running",
+    "mean_moved": "processors moved per job while running: the sum of |change in processors| over its resizes "
+                  "(seed 000 Table 4.3 counts these)",
     "mean_cluster_size": "mean processors granted at start (seed 001 Table 1)",
     "cv_cluster_size": "coefficient of variation of the processors granted at start (population sd / mean)",
     "system_efficiency": "time-averaged sum of the running jobs' speedups over P (seed 000 §4, seed 003 §5; "

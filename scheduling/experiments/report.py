@@ -22,7 +22,8 @@ METRIC_LABELS = {
     "mean_slowdown": "mean slowdown", "mean_bounded_slowdown": "mean bounded slowdown",
     "p50_turnaround": "median turnaround", "p90_turnaround": "90th pct turnaround",
     "p99_turnaround": "99th pct turnaround", "p90_slowdown": "90th pct slowdown",
-    "mean_changes": "allocation changes per job", "mean_cluster_size": "mean cluster size",
+    "mean_changes": "allocation changes per job", "mean_moved": "processors moved per job",
+    "mean_cluster_size": "mean cluster size",
     "cv_cluster_size": "CV of cluster size", "system_efficiency": "system efficiency",
     "load_average": "load average",
 }

@@ -140,14 +140,26 @@ class EqualEffIteration:
     * A job measured on one processor shows efficiency 1 whatever its curve, which extrapolates
       to a flat curve; it keeps the ``beta`` of its last measurement on more processors (``inf``
       if it never had one).
-    * "It is not at all clear that this iterative process must always converge; however, in
-      practice we did not encounter convergence problems." With sharp-kneed curves (Downey's
-      low-variance model) it can cycle: a job measured below its knee extrapolates to near-linear
-      speedup, gets most of the machine, measures poorly there, and falls back. When an
-      allocation repeats we stop; in a cycle we keep the allocation of the cycle with the highest
-      measured sum of efficiencies (the scheduler has measured every one of them).
+    * "This process continues until successive allocations are identical" -- a fixed point,
+      which is the answer. "It is not at all clear that this iterative process must always
+      converge; however, in practice we did not encounter convergence problems." With
+      sharp-kneed curves (Downey's low-variance model) it can cycle: a job measured below its
+      knee extrapolates to near-linear speedup, gets most of the machine, measures poorly there,
+      and falls back. When an allocation repeats without being a fixed point we stop and keep
+      the allocation with the highest sum of efficiencies among *all* those the iteration has run
+      on -- the start included (the scheduler has measured every one of them) -- so a cycle never
+      returns something worse than an allocation already measured. (Keeping the best of the
+      cycle only could: Downey curves A = 10.18, 9.88, 8.32, sigma = 0.11, 0.11, 0.77 on 32
+      processors cycle [4, 24, 4] <-> [25, 3, 4], 17.33 and 16.66, below the equipartition start
+      [11, 11, 10] at 26.12; OPT-EFF 26.41.) The same holds when ``max_steps`` runs out.
 
     ``done`` tells when the iteration has stopped; ``current`` is the allocation.
+
+    >>> from scheduling.speedup_downey import Downey
+    >>> it = EqualEffIteration([Downey(10.18, 0.11), Downey(9.88, 0.11), Downey(8.32, 0.77)], [32] * 3, 32)
+    >>> while not it.done: _ = it.step()
+    >>> it.current, len(it.history)
+    ([11, 11, 10], 6)
     """
 
     __slots__ = ("speedups", "limits", "total", "betas", "history", "current", "done")
@@ -172,20 +184,25 @@ class EqualEffIteration:
         nxt = equal_eff_greedy(self.betas, self.limits, self.total)
         key = tuple(nxt)
         if key in self.history:
-            cycle = self.history[self.history.index(key):]
-            nxt = list(max(cycle, key=lambda a: system_efficiency(self.speedups, a)))
+            if key != self.history[-1]:  # a cycle, not a fixed point
+                nxt = self.best_seen()
             self.done = True
         else:
             self.history.append(key)
         self.current = nxt
         return nxt
 
+    def best_seen(self) -> list[int]:
+        """The allocation with the highest sum of efficiencies among those the iteration has
+        visited (the first such one on ties, so the start wins a tie)."""
+        return list(max(self.history, key=lambda a: system_efficiency(self.speedups, a)))
+
 
 def equal_eff_allocation(speedups: Sequence[Speedup], limits: Sequence[int], total: int,
                          start: Sequence[int] | None = None, max_steps: int = 50) -> list[int]:
     """§5.2's model of EQUAL-EFF: from ``start`` (default: equipartition), iterate
-    (:class:`EqualEffIteration`) until an allocation repeats or ``max_steps`` steps.
-    O(steps x total log M).
+    (:class:`EqualEffIteration`) until an allocation repeats (the fixed point; on a cycle, the best
+    allocation seen) or ``max_steps`` steps (the best allocation seen). O(steps x total log M).
 
     >>> from scheduling.applications import application
     >>> apps = [application(k) for k in (1, 8, 16)]
@@ -196,8 +213,8 @@ def equal_eff_allocation(speedups: Sequence[Speedup], limits: Sequence[int], tot
     for _ in range(max_steps):
         it.step()
         if it.done:
-            break
-    return it.current
+            return it.current
+    return it.best_seen()
 
 
 def _curve(speedup: Speedup, limit: int) -> np.ndarray:

@@ -130,7 +130,11 @@ def test_offered_load_definition():
     assert w.mean_lifetime / 60 == pytest.approx(271, abs=0.5)  # "271 minutes"
     assert w.arrival_rate * w.mean_lifetime / w.N == pytest.approx(0.75)
     n50, n100 = (Downey(load=r).arrival_rate * 12 * 3600 for r in (0.5, 1.0))
-    assert 80 <= n50 <= 90 and 160 <= n100 <= 175  # "between 80 and 160" jobs per day
+    assert 80 <= n50 <= 90 and 160 <= n100 <= 175  # "between 80 and 160" jobs per day (84.9, 169.9)
+    # §6.3: Table 1 is "averaged over ~15000 jobs (120 simulated days)" at rho = 0.75: 125 a day, where
+    # the round "80 ... 160" would give 120; E[L] = 271.2 min and 12-hour days give 127.4
+    n75 = Downey(load=0.75).arrival_rate * 12 * 3600 * 120
+    assert n75 == pytest.approx(15000, rel=0.03)
 
 
 def test_workload_is_reproducible_and_endless_when_asked():
@@ -172,10 +176,10 @@ def _finish(p, job, now):
 def test_greedy_takes_what_is_free_stubborn_waits_hybrid_needs_c():
     for name, second in (("AVG", [(1, 2)]), ("AVG-stubborn", []), ("AVG-hybrid/0.5", []), ("AVG-hybrid/0.4", [(1, 2)])):
         p, _ = _bound(policies.get(name))
-        assert _sizes(_arrive(p, make_job(0, 0.0, 6.2, 0.5, 100.0), 0.0)) == [(0, 6)]
+        assert _sizes(_arrive(p, make_job(0, 0.0, 5.8, 0.5, 100.0), 0.0)) == [(0, 6)]  # ceil(5.8)
         assert _sizes(_arrive(p, make_job(1, 1.0, 5.0, 0.5, 100.0), 1.0)) == second, name
         if not second:
-            assert _sizes(_finish(p, make_job(0, 0.0, 6.2, 0.5, 100.0), 2.0)) == [(1, 5)]
+            assert _sizes(_finish(p, make_job(0, 0.0, 5.8, 0.5, 100.0), 2.0)) == [(1, 5)]
 
 
 def test_fifo_nothing_passes_a_blocked_head():
@@ -187,11 +191,13 @@ def test_fifo_nothing_passes_a_blocked_head():
 
 
 def test_strategy_sizes_follow_the_paper():
+    """Each rule's ideal size, rounded up to the smallest integer cluster that reaches it."""
     N = 64
-    for name, A, sigma, want in (("AVG", 9.7, 1.5, 9), ("MAX", 9.7, 0.5, math.ceil(2 * 9.7 - 1)),
+    for name, A, sigma, want in (("AVG", 9.7, 1.5, 10), ("AVG", 9.0, 1.5, 9), ("MAX", 9.7, 0.5, math.ceil(2 * 9.7 - 1)),
                                  ("MAX", 9.7, 1.5, math.ceil(9.7 * 2.5 - 1.5)), ("PWS", 40.0, 0.3, 40),
-                                 ("3/2 AVG", 9.7, 0.0, 14), ("SEV", 41.0, 2.0, 11), ("Simplified SEV", 41.0, 2.0, 26),
-                                 ("MAX", 60.0, 0.9, N)):
+                                 ("PWS", 9.7, 0.9, math.ceil(0.9 * 9.2 / 0.55)),
+                                 ("3/2 AVG", 9.7, 0.0, 15), ("SEV", 41.0, 2.0, 11), ("Simplified SEV", 41.0, 2.0, 26),
+                                 ("SEV", 41.0, 1.0, math.ceil(41 - 40 * 0.5 * 0.75)), ("MAX", 60.0, 0.9, N)):
         p, _ = _bound(policies.get(name), N)
         assert p.ideal_size(make_job(0, 0.0, A, sigma, 1.0)) == want, name  # SEV: 41 - 40 * 0.75 = 11
 
@@ -261,15 +267,32 @@ def test_days_use_common_random_numbers():
         simulate_days("AVG", days=1, workload=Downey(days=3))
 
 
-# -- Table 1 and §6 at reduced size (20 simulated days instead of 120, rho = 0.75, N = 64) --------------
-# These claims held for every one of seeds 0..9 tried at this size; seed 1 is used below.
-DAYS, SEED = 20, 1
+# -- Table 1 and §6 at reduced size (40 simulated days instead of 120, rho = 0.75, N = 64) --------------
+# Every assertion below held for each of seeds 0..9 at this size (except where noted); seed 1 is used.
+# Full size (120 days) in examples/downey_table1.py; the numbers are in docs/reproductions/seed001.md.
+DAYS, SEED = 40, 1
 GREEDY = ("SEV", "AVG", "PWS", "MAX", "ASP")
+#: Table 1 (rho = 0.75, 120 days): load average, utilization, turnaround, queue time, cluster size (CV), p90 slowdown.
+PAPER_TABLE1 = {
+    "SEV": (0.64, 0.52, 5858, 204, 7.8, 1.04, 11.6),
+    "AVG": (0.70, 0.52, 5782, 372, 9.4, 1.07, 35.3),
+    "PWS": (0.73, 0.52, 6017, 566, 10.2, 1.10, 77.8),
+    "MAX": (0.81, 0.51, 6597, 1115, 10.7, 1.11, 249),
+    "ASP": (0.77, 0.49, 7510, 402, 9.9, 1.24, 63.6),
+}
 
 
 @cache
 def table(name: str, load: float = 0.75, days: int = DAYS) -> dict:
     return summarize_days(simulate_days(name, N=64, load=load, days=days, seed=SEED))
+
+
+def table1() -> dict[str, tuple]:
+    """Table 1 measured: ``{strategy: (load average, utilization, turnaround, queue time, cluster
+    size, its CV, p90 slowdown)}`` in the paper's column order."""
+    cols = ("load_average", "utilization", "mean_turnaround", "mean_queue_time", "mean_cluster_size",
+            "cv_cluster_size", "p90_slowdown")
+    return {n: tuple(table(n)[c] for c in cols) for n in GREEDY}
 
 
 @pytest.mark.parametrize("rule", ["SEV", "AVG", "PWS", "MAX"])
@@ -282,12 +305,20 @@ def test_stubborn_is_far_worse_than_greedy(rule):
     assert s["p90_slowdown"] > 5 * g["p90_slowdown"]
 
 
-def test_stubborn_strategies_are_worse_than_asp():
-    """§6.1: "Even SEV ... yields turnaround times twice as long as ASP's. The other methods are even
-    worse" (we measure 1.6x for SEV, 5x-20x for the others)."""
+def stubborn_multiples() -> dict[str, float]:
+    """Stubborn mean turnaround as a multiple of ASP's (rho = 0.75)."""
     asp = table("ASP")["mean_turnaround"]
-    ratios = {r: table(f"{r}-stubborn")["mean_turnaround"] / asp for r in ("SEV", "AVG", "PWS", "MAX")}
-    assert ratios["SEV"] > 1.3 and min(ratios["AVG"], ratios["PWS"], ratios["MAX"]) > 3
+    return {r: table(f"{r}-stubborn")["mean_turnaround"] / asp for r in ("SEV", "AVG", "PWS", "MAX")}
+
+
+def test_stubborn_strategies_are_worse_than_asp():
+    """§6.1: "Even SEV ... yields turnaround times twice as long as ASP's. ... turnaround times under
+    AVG are 5-8 times longer than ASP's, under PWS 13-17 times longer, and under MAX 17-21 times
+    longer" (over rho = 0.5-1.0; here rho = 0.75, rounded to integers as the paper prints them; seed 1
+    gives 2.0 / 7.1 / 15.7 / 20.6; of seeds 0..9 only seed 9 leaves a range, MAX 22.7)."""
+    m = stubborn_multiples()
+    assert round(m["SEV"]) == 2
+    assert 5 <= round(m["AVG"]) <= 8 and 13 <= round(m["PWS"]) <= 17 and 17 <= round(m["MAX"]) <= 21, m
 
 
 def test_sev_has_the_lowest_90th_percentile_slowdown_among_greedy():
@@ -313,6 +344,28 @@ def test_table1_orderings_of_load_and_queue_time():
     assert rows[0]["mean_cluster_size"] < rows[1]["mean_cluster_size"] < rows[2]["mean_cluster_size"]
 
 
+def test_table1_turnaround_column():
+    """Table 1's turnaround column, AVG 5782 < SEV 5858 < PWS 6017 < MAX 6597 < ASP 7510, and §6.3:
+    "AVG and PWS reduce run times by allocating more processors per job, but this benefit is almost
+    exactly balanced by greater queue times; thus ... the average turnaround times are similar";
+    "MAX allocates so many processors per job that the additional queue time overwhelms the saved
+    run time". SEV and AVG are within 5% of each other and both below PWS < MAX < ASP. (Which of
+    SEV and AVG is first is not resolved: the paper's difference is 1.3%, ours changes sign with
+    the seed.)"""
+    t = {n: table(n)["mean_turnaround"] for n in GREEDY}
+    assert max(t["SEV"], t["AVG"]) < t["PWS"] < t["MAX"] < t["ASP"], t
+    assert t["SEV"] == pytest.approx(t["AVG"], rel=0.05), t
+
+
+def test_table1_load_and_utilization_columns():
+    """Table 1: load averages .64-.81 and utilizations .49-.52, ASP's the lowest ("All of the greedy
+    strategies perform better than ASP"); every cell within .04 of the paper's."""
+    t = table1()
+    for n, paper in PAPER_TABLE1.items():
+        assert t[n][0] == pytest.approx(paper[0], abs=0.04) and t[n][1] == pytest.approx(paper[1], abs=0.04), (n, t[n])
+    assert min(GREEDY, key=lambda n: t[n][1]) == "ASP"
+
+
 def test_cluster_size_decreases_with_load():
     """Fig. 12: in each case the cluster size decreases as load increases."""
     for n in GREEDY:
@@ -332,11 +385,15 @@ def test_variance_insensitive_versions_allocate_the_same_sizes():
     assert table("Simplified SEV")["mean_turnaround"] == pytest.approx(table("SEV")["mean_turnaround"], rel=0.1)
 
 
-@pytest.mark.xfail(strict=True, reason="§6.5 says the variance-insensitive PWS (3/2 AVG) 'does significantly "
-                   "worse by all metrics'; in our model 3/2 AVG has a lower mean turnaround and a higher "
-                   "utilization than PWS (6501 s vs 6903 s, .53 vs .52 over 120 days); only its slowdown is worse")
-def test_three_halves_avg_is_worse_than_pws_by_all_metrics():
-    pws, alt = table("PWS"), table("3/2 AVG")
+@pytest.mark.parametrize("form", ["", "-hybrid/0.5"])
+def test_three_halves_avg_is_worse_than_pws_by_all_metrics(form):
+    """§6.5: "The variance-insensitive version of this strategy [3/2 AVG for PWS] does significantly
+    worse by all metrics." The paper does not say which form Fig. 15 uses; it holds in the greedy
+    form of Table 1 (120 days, seed 5: turnaround 6,075 vs 5,917 s, utilization .498 vs .502, p90
+    slowdown 110 vs 60, queue 766 vs 544 s) and in the hybrid form with c = 0.5 (11,730 vs 9,692 s,
+    .440 vs .468, 2,341 vs 1,523, 7,753 vs 5,528 s)."""
+    pws, alt = table("PWS" + form), table("3/2 AVG" + form)
     assert alt["mean_turnaround"] > pws["mean_turnaround"]
     assert alt["utilization"] < pws["utilization"]
     assert alt["p90_slowdown"] > pws["p90_slowdown"]
+    assert alt["mean_queue_time"] > pws["mean_queue_time"]

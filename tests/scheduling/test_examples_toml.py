@@ -194,6 +194,7 @@ def test_system_efficiency_is_the_policys_own_measure():
     res = simulate(FlatPool(Flat(64)), pol, work, jobs=300, warmup=30, seed=task["sim_seed"])
     assert row["system_efficiency"] == pytest.approx(pol.system_efficiency(res.window), rel=1e-12)
     assert row["mean_changes"] == pytest.approx(float(res.table["changes"].mean()))
+    assert row["mean_moved"] == pytest.approx(float(res.table["moved"].mean()))
     granted = res.table["granted"].astype(float)
     assert row["cv_cluster_size"] == pytest.approx(granted.std() / granted.mean())
 
