@@ -100,18 +100,19 @@ def document(root: Path | str = ".") -> str:
            "paper with the readings tried, or a genuine non-reproduction).", ""]
     for paper, (_, citation) in PAPER_MODULES.items():
         mine = claims(paper)
-        if not mine:
+        section = root / _SECTIONS / (f"seed{paper}.md" if paper.isdigit() else f"{paper}.md")
+        if not mine and not section.is_file():
             continue
-        out += [f"## {paper}: {citation}", "", "| claim | where | the paper says | paper's number | verdict |",
-                "|---|---|---|---|---|"]
-        for c in mine:
-            out.append(f"| <a id=\"{c.id}\"></a>`{c.id}` | {_cell(c.where)} | {_cell(c.statement)} | "
-                       f"{_cell(c.paper_value)} | {c.verdict} |")
-        out.append("")
+        out += [f"## {paper}: {citation}", ""]
+        if mine:
+            out += ["| claim | where | the paper says | paper's number | verdict |", "|---|---|---|---|---|"]
+            for c in mine:
+                out.append(f"| <a id=\"{c.id}\"></a>`{c.id}` | {_cell(c.where)} | {_cell(c.statement)} | "
+                           f"{_cell(c.paper_value)} | {c.verdict} |")
+            out.append("")
         for c in mine:
             if c.diagnosis:
                 out += [f"**`{c.id}`.** {c.diagnosis.strip()}", ""]
-        section = root / _SECTIONS / f"seed{paper}.md" if paper.isdigit() else root / _SECTIONS / f"{paper}.md"
         if section.is_file():
             text = section.read_text(encoding="utf-8").strip()
             out += [text, ""]

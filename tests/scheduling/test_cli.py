@@ -39,7 +39,7 @@ def test_version(capsys):
 def test_every_subcommand_help_shows_an_example():
     parser = build_parser()
     subs = parser._subparsers._group_actions[0].choices
-    assert set(subs) == {"compare", "run", "sweep", "replay", "plot", "snapshot", "export", "list"}
+    assert set(subs) == {"compare", "run", "sweep", "replay", "plot", "snapshot", "export", "list", "reproduce"}
     for name, sub in subs.items():
         text = sub.format_help()
         assert "example:" in text and f"topoalloc {name}" in text, name
