@@ -135,6 +135,7 @@ class Simulator:
         state_busy: list[int] = []
         state_queue: list[int] = []
         record_state = self.record_state
+        backlog: list[int] = []  # jobs in the system as each kept job arrives (saturation evidence)
 
         def next_arrival() -> None:
             job = next(stream, None)
@@ -234,6 +235,8 @@ class Simulator:
                 job = payload
                 if n_arrived == warmup:
                     window_start = now
+                if n_arrived >= warmup:
+                    backlog.append(in_system)
                 ordinals[job.id] = n_arrived
                 ref = policy.reference_size(job)
                 refs[job.id] = ref
@@ -293,4 +296,5 @@ class Simulator:
             allocator=type(self.allocator).__name__,
             unfinished=len(running) + queue_len,
             state=state,
+            backlog=np.array(backlog, dtype=np.int64),
         )

@@ -56,12 +56,12 @@ def test_console_script_is_installed():
 def test_compare_small(tmp_path, capsys):
     out_csv = tmp_path / "table.csv"
     code = main(["compare", "--allocators", "Buddy,FreeList", "--topology", "cube:5", "--loads", "0.4,0.7",
-                 "--replications", "2", *SMALL, "--out", str(out_csv)])
+                 "--replications", "3", *SMALL, "--out", str(out_csv)])
     assert code == 0
     captured = capsys.readouterr()
     out = captured.out
     assert captured.err == ""  # no progress bar when stderr is not a terminal
-    assert "120 jobs per run (first 10 discarded), 2 replications, seed 0" in out
+    assert "120 jobs per run (first 10 discarded), 3 replications, seed 0" in out
     rows = table_lines(out)
     assert len(rows) == 2 * 2 * 2
     assert all("cube:5" in r and "±" in r for r in rows)
@@ -69,7 +69,7 @@ def test_compare_small(tmp_path, capsys):
     with open(out_csv) as fh:
         written = list(csv.DictReader(fh))
     assert len(written) == 8 and float(written[0]["utilization_mean"]) > 0
-    assert written[0]["replications"] == "2"
+    assert written[0]["replications"] == "3"
 
 
 def test_compare_store_resumes(tmp_path, capsys):
@@ -80,7 +80,7 @@ def test_compare_store_resumes(tmp_path, capsys):
     first = capsys.readouterr().out
     assert main(args) == 0
     second = capsys.readouterr().out
-    assert "0 simulations" in second and "4 already in" in second
+    assert "0 simulations" in second and f"4 of 4 simulations loaded from {store}" in second
     assert table_lines(first) == table_lines(second)
     assert len(ResultStore(store)) == 4
 

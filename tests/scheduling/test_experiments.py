@@ -250,11 +250,16 @@ def test_aggregate_is_the_confidence_interval_of_the_rows():
     assert [(s.policy, s.load) for s in summaries] == [("RSR-0", 0.4), ("RSR-0", 0.7), ("RSR-1", 0.4), ("RSR-1", 0.7)]
     s = summaries[1]
     vals = [r["mean_turnaround"] for r in store.rows() if r["point_id"] == s.point_id]
-    assert s["mean_turnaround"] == confidence_interval(vals) and s.n == 2
+    assert s["mean_turnaround"] == confidence_interval(vals, "positive") and s.n == 2
     table = format_table(summaries)
     lines = table.splitlines()
-    assert "mean turnaround" in lines[0] and "S_e" in lines[0] and len(lines) == 2 + 4
-    assert all("±" in line for line in lines[2:])
+    assert "mean turnaround" in lines[0] and "S_e" in lines[0] and lines[2 + 4] == ""
+    # two replications: no interval (t = 12.7), and the table says why
+    assert all("±" not in line and "[" not in line for line in lines[2:6])
+    assert "no interval where n < 3" in lines[7]
+    three = aggregate(store.rows() + [{**r, "replication": 2} for r in store.rows()[::2]],
+                      order=[p.point_id for p in study.points()])
+    assert all("±" in line or "[" in line for line in format_table(three, notes=False).splitlines()[2:])
 
 
 def test_fairness_curves_bin_mesh_sizes_and_keep_cube_sizes():
