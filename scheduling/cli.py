@@ -107,7 +107,7 @@ def _size_options(p: argparse.ArgumentParser, *, defaults: str) -> None:
     g.add_argument("--warmup", type=_nonneg_int, default=None, metavar="N",
                    help="first arrivals left out of the statistics")
     g.add_argument("--replications", type=_positive_int, default=None, metavar="N",
-                   help="independent replications per point (95%% confidence intervals need >= 2)")
+                   help="independent replications per point (tables and figures show a 95%% interval from 3)")
     g.add_argument("--seed", type=_nonneg_int, default=None, metavar="S", help="experiment seed")
 
 
@@ -136,9 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policies", type=_csv_list, default=None, metavar="P,Q",
                    help=f"policy names (default: {','.join(d.COMPARE_POLICIES)})")
     p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
-                   help="offered loads (default: 0.2,0.3,0.4 on a mesh, 0.3,0.5,0.7 on a cube)")
-    _size_options(p, defaults=f"{d.COMPARE_JOBS} jobs, {d.COMPARE_WARMUP} warm-up, "
-                              f"{d.COMPARE_REPLICATIONS} replications, seed 0")
+                   help=f"offered loads (default: {','.join(map(str, d.COMPARE_LOADS['mesh']))} on a mesh, "
+                        f"{','.join(map(str, d.COMPARE_LOADS['cube']))} on a cube)")
+    _size_options(p, defaults=f"{d.COMPARE_JOBS} jobs, {d.COMPARE_WARMUP} warm-up, replications until the 95% "
+                              f"half-width of the mean turnaround is within {d.COMPARE_TARGET.relative:.0%} of the "
+                              f"mean ({d.COMPARE_TARGET.min_runs} to {d.COMPARE_TARGET.max_runs}), seed 0")
+    p.add_argument("--target", type=_tolerance, default=None, metavar="REL",
+                   help=f"relative 95%% half-width of the mean turnaround to replicate each point to (default "
+                        f"{d.COMPARE_TARGET.relative:g}); --replications fixes the count instead")
     p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
     p.add_argument("--store", metavar="FILE.sqlite", help="keep every replication in this SQLite file (resumable)")
     p.add_argument("--plots", metavar="DIR", help="also draw the figures into DIR (needs matplotlib)")
@@ -265,7 +270,7 @@ def _sizes_line(study: Any) -> str:
         elif e.target:
             reps = (f"replications until the 95% half-width of {METRIC_LABELS.get(e.target.metric, e.target.metric)} "
                     f"is within ±{e.target.relative:.0%} of its mean ({e.target.min_runs} to {e.target.max_runs}; "
-                    "saturated points stop at the minimum)")
+                    "points with a saturated run stop at the minimum)")
         else:
             reps = f"{e.replications} replications"
         jobs = "every job of the workload" if e.jobs is None else f"{e.jobs} jobs"
@@ -358,7 +363,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     study, skipped = compare_study(
         topologies=args.topology, allocators=args.allocators, policies=args.policies, loads=args.loads,
-        replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0,
+        replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0, target=args.target,
     )
     with _open_store(args.store or ":memory:") as store:
         executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"

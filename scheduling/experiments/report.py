@@ -277,7 +277,7 @@ def table_notes(summaries: Sequence[PointSummary], metrics: Sequence[str]) -> li
         notes.append(f"no interval where n < {MIN_INTERVAL_REPLICATIONS}: with so few replications a 95% t-interval "
                      "says nothing (t = 12.7 for n = 2)")
     if any(s.estimates.get(m) is not None and s.estimates[m].drawable and not s.estimates[m].symmetric
-           for s in summaries for m in metrics):
+           and not (s.saturated and m in GROW_WHEN_SATURATED) for s in summaries for m in metrics):
         notes.append("[low, high]: a 95% interval kept inside the metric's range (a fraction clipped to [0, 1]; a "
                      "positive time on the scale of its logarithm)")
     if any(_granted_differs(s) for s in summaries):

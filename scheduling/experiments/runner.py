@@ -377,10 +377,10 @@ def replications_wanted(rows: list[dict[str, Any]], rule: Any) -> int:
     """How many replications ``rule`` (a count or a :class:`~scheduling.experiments.config.Target`)
     asks of a point whose stored ``rows`` are ``rows`` (any order). A count is itself. A target
     replays the rounds :func:`run_points` makes: ``min_runs``, then :func:`replications_needed` of
-    the values of replications ``0 .. n-1`` until it asks for no more than it has; a point whose
-    runs are mostly saturated stops at the runs it has (its turnaround measures the run's length,
-    more runs do not make it a property of the system). A result larger than the stored
-    replications means more runs are due."""
+    the values of replications ``0 .. n-1`` until it asks for no more than it has; a point with a
+    saturated run stops at the runs it has (at or near saturation its turnaround grows with the
+    run's length: more runs do not make it a property of the system). A result larger than the
+    stored replications means more runs are due."""
     if isinstance(rule, int):
         return rule
     by_rep = {r["replication"]: r for r in rows}
@@ -390,7 +390,7 @@ def replications_wanted(rows: list[dict[str, Any]], rule: Any) -> int:
     n = min(rule.min_runs, rule.max_runs)
     while n <= len(ordered):
         head = ordered[:n]
-        if sum(1 for r in head if r.get("saturated") == 1.0) * 2 > n:
+        if any(r.get("saturated") == 1.0 for r in head):
             return n
         need = replications_needed([r[rule.metric] for r in head], rule)
         if need <= n:

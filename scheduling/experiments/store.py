@@ -185,7 +185,9 @@ class ResultStore:
     def rows(self, experiment: str | Iterable[str] | None = None, *, point_ids: Iterable[str] | None = None
              ) -> list[dict[str, Any]]:
         """Stored rows as dicts (``config``, ``workload`` and ``fairness`` parsed, NULL metrics as
-        NaN), optionally only those of ``experiment`` (a name or names) or of ``point_ids``."""
+        NaN), optionally only those of ``experiment`` (a name or names) or of ``point_ids``; in the
+        export order (experiment, topology, allocator, policy, load, point, replication), never in
+        the order the simulations happened to finish."""
         sql = "SELECT * FROM results"
         args: list[Any] = []
         where = []
@@ -203,7 +205,7 @@ class ResultStore:
                 wanted = set(ids)
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY point_id, replication"  # not the completion order: results do not depend on it
+        sql += f" ORDER BY {_EXPORT_ORDER}"  # not the completion order: results do not depend on it
         return [self._decode(r) for r in self._conn.execute(sql, args) if wanted is None or r["point_id"] in wanted]
 
     @staticmethod
