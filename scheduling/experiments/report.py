@@ -273,7 +273,10 @@ def table_notes(summaries: Sequence[PointSummary], metrics: Sequence[str]) -> li
                      "run's length; its utilisation is the configuration's capacity")
     if any(s.partly_saturated for s in summaries):
         notes.append("*: some (not most) replications saturated: the load is near this configuration's saturation")
-    if any(0 < s.n < MIN_INTERVAL_REPLICATIONS for s in summaries):
+    if any(s.load is None and s.n == 1 for s in summaries):
+        notes.append("trace: one run per point, no interval (a recorded trace replays identically: replications "
+                     "would repeat the same run)")
+    if any(0 < s.n < MIN_INTERVAL_REPLICATIONS and not (s.load is None and s.n == 1) for s in summaries):
         notes.append(f"no interval where n < {MIN_INTERVAL_REPLICATIONS}: with so few replications a 95% t-interval "
                      "says nothing (t = 12.7 for n = 2)")
     if any(s.estimates.get(m) is not None and s.estimates[m].drawable and not s.estimates[m].symmetric

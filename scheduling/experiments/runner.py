@@ -166,7 +166,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
 
     A workload model with episodes (Downey's ``days``) runs that many independent simulations,
     each with a fresh allocator and policy and its own seed (:func:`episode_seeds` of the task's
-    seed), and pools them into one row. ``system_efficiency`` is measured for policies that track
+    seed), and pools them into one row. Saturation (:func:`scheduling.metrics.saturation`) is judged
+    only for endless synthetic streams: a trace or a finite workload gets ``saturated`` NaN (the
+    backlog evidence is kept). ``system_efficiency`` is measured for policies that track
     the work done (``useful_work``, the dynamic ones) and by models with their own metrics."""
     from ..api import simulate
 
@@ -214,6 +216,10 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         pooled = _pool([r for r, _ in runs])
         summary = pooled.summary()
         summary.update(_pooled_saturation([r for r, _ in runs]))
+        if trace is not None or (spec is not None and (spec.finite or spec.trace)):
+            # a recorded log or a finite batch is not a stationary stream: a backlog trend there is the
+            # workload's own burst, and its turnaround is the workload's, not the run length's
+            summary["saturated"] = None
         summary.update(_extra_metrics(pooled, useful))
         if model is not None and model.metrics is not None:
             summary.update(model.metrics(runs))

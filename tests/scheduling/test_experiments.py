@@ -591,3 +591,11 @@ def test_saturation_loads_bracket_the_papers_headline():
     again = saturation_loads(study, store, LocalExecutor(1), tolerance=0.04)  # stored probes are reused
     assert [(s.stable, s.saturated) for s in again] == [(r0.stable, r0.saturated), (r1.stable, r1.saturated)]
     assert "RSR-1" in format_saturation(again)
+
+
+def test_a_trace_is_not_judged_saturated_and_its_table_says_why_there_is_no_interval(tiny_trace):
+    store = ResultStore()
+    run_study(_trace_study(), store, LocalExecutor(1), progress=False)
+    assert all(math.isnan(r["saturated"]) for r in store.rows())  # a log's bursts are not a saturation
+    table = format_table(aggregate(store.rows()))
+    assert "trace: one run per point, no interval" in table and "n < 3" not in table
