@@ -146,11 +146,8 @@ def format_saturation(found: Sequence[SaturationLoad], *, high: float = 1.0) -> 
     head = ["topology", "allocator", "policy", "saturation load", "capacity (utilisation)", "probes"]
     lines = []
     for s in found:
-        if s.saturated is None:
-            bracket = f"> {s.stable:g}" if s.stable >= high else f"> {high:g}"
-            cap = ""
-        elif s.stable == 0.0 and s.saturated is not None and s.probes == 0:
-            bracket, cap = f"< {s.saturated:g}", f"{s.capacity:.3f}"
+        if s.saturated is None:  # stable up to the top of the search
+            bracket, cap = f"> {max(s.stable, high):g}", ""
         else:
             bracket = f"{s.stable:.3g} - {s.saturated:.3g}"
             cap = f"{s.capacity:.3f}" if math.isfinite(s.capacity) else ""
