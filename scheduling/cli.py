@@ -320,9 +320,12 @@ def _saturation(study: Any, store: Any, args: argparse.Namespace) -> None:
                                  progress=_progress(args))
     finally:
         executor.close()
-    jobs = {e.jobs for e in study.experiments}
-    print(f"\nsaturation load of each configuration (bisection to {args.saturation_tolerance:g}, 2 runs per probe of "
-          f"{', '.join(map(str, jobs))} jobs; saturated when the backlog grows through at least one of them):")
+    from .experiments.saturation import PROBE_JOBS
+
+    jobs = sorted({max(e.jobs or 0, PROBE_JOBS) for e in study.experiments})
+    print(f"\nsaturation load of each configuration (bisection to {args.saturation_tolerance:g}; each probe 2 runs of "
+          f"{', '.join(map(str, jobs))} jobs, saturated when the backlog grows through at least one of them; "
+          "capacity: the utilisation at the saturated end):")
     print(format_saturation(found))
 
 

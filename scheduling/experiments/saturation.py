@@ -3,12 +3,14 @@
 
 A configuration is an experiment's allocator and policy on its topology and workload. A load is
 *saturated* when at least half of its replications are (:func:`scheduling.metrics.saturation`: the
-backlog grew through the run). The bracket starts from the study's own points (the highest stable
-load below the lowest saturated one; 0 and ``high`` when the study has none) and is halved until it
-is at most ``tolerance`` wide; each probe runs ``replications`` replications of the study's run
-length through the executor, all configurations' probes of one round together, and is stored under
-the experiment's name with ``#saturation`` appended (so a second call reuses them and the study's
-tables never show them). The result also gives the **capacity**: the mean utilisation of the runs
+backlog grew through the run). Just above the saturation load the backlog grows slowly and a short
+run cannot see it, so probes run at least :data:`PROBE_JOBS` completions (the study's ``jobs`` if
+longer; a tenth discarded). The bracket starts from the study's own points when they are as long
+(the highest stable load below the lowest saturated one), else from 0 and ``high``, and is halved
+until it is at most ``tolerance`` wide; each probe runs ``replications`` replications through the
+executor, all configurations' probes of one round together, and is stored under the experiment's
+name with ``#saturation`` appended (so a second call reuses them and the study's tables never show
+them). The result also gives the **capacity**: the mean utilisation of the runs
 at the saturated end of the bracket, the largest utilisation the configuration sustains (seed 002:
 RSR-0 on the 8-cube "saturates near 0.67 utilization").
 
@@ -28,7 +30,10 @@ from .config import Point, Study
 from .runner import Executor, run_points
 from .store import ResultStore
 
-__all__ = ["SaturationLoad", "saturation_loads", "format_saturation"]
+__all__ = ["SaturationLoad", "saturation_loads", "format_saturation", "PROBE_JOBS"]
+
+#: Fewest completions per saturation probe.
+PROBE_JOBS = 10_000
 
 
 @dataclass(frozen=True)
@@ -65,15 +70,16 @@ def _flags(rows: list[dict[str, Any]]) -> tuple[bool, float]:
 
 
 def saturation_loads(study: Study, store: ResultStore, executor: Executor | None = None, *,
-                     tolerance: float = 0.02, high: float = 1.0, replications: int = 2,
+                     tolerance: float = 0.02, high: float = 1.0, replications: int = 2, jobs: int | None = None,
                      progress: bool | None = None) -> list[SaturationLoad]:
     """Bisect each configuration of ``study`` (experiments with offered loads) for its saturation
-    load to within ``tolerance``, searching up to ``high``; see the module docstring.
+    load to within ``tolerance``, searching up to ``high``, with probes of ``jobs`` completions
+    (default: the study's, at least :data:`PROBE_JOBS`); see the module docstring.
 
     >>> from scheduling.experiments import compare_study, LocalExecutor
     >>> study, _ = compare_study(topologies=["cube:6"], allocators=["Buddy"], loads=[0.5], replications=2,
     ...                          jobs=1500, warmup=100)
-    >>> found = saturation_loads(study, ResultStore(), LocalExecutor(1), tolerance=0.1)
+    >>> found = saturation_loads(study, ResultStore(), LocalExecutor(1), tolerance=0.1, jobs=1500)
     >>> [(s.policy, s.saturated is not None) for s in found]
     [('RSR-0', True), ('RSR-1', True)]
     """
@@ -88,10 +94,11 @@ def saturation_loads(study: Study, store: ResultStore, executor: Executor | None
     by_id = {p.point_id: p for p in study.points()}
     for p in study.points():
         if p.load is not None:
-            templates.setdefault(_key(p), p)
+            n = jobs if jobs is not None else max(p.jobs or 0, PROBE_JOBS)
+            templates.setdefault(_key(p), dataclasses.replace(p, jobs=n, warmup=p.warmup if n == p.jobs else n // 10))
     for row in study_rows(study, store):
         p = by_id[row["point_id"]]
-        if p.load is not None:
+        if p.load is not None and p.jobs == templates[_key(p)].jobs:  # as long as a probe: as good as one
             own.setdefault(_key(p), {}).setdefault(p.load, []).append(row)
     state: dict[tuple, dict[str, Any]] = {}
     for key, tpl in templates.items():

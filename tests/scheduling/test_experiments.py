@@ -583,12 +583,12 @@ def test_saturation_loads_bracket_the_papers_headline():
                              "loads": [0.6], "jobs": 6000, "warmup": 500, "replications": 2, "seed": 2})
     store = ResultStore()
     run_study(study, store, LocalExecutor(1), progress=False)
-    found = {s.policy: s for s in saturation_loads(study, store, LocalExecutor(1), tolerance=0.04)}
+    found = {s.policy: s for s in saturation_loads(study, store, LocalExecutor(1), tolerance=0.04, jobs=6000)}
     r0, r1 = found["RSR-0"], found["RSR-1"]
     assert 0.6 <= r0.stable < r0.saturated <= 0.75 and r0.capacity == pytest.approx(0.67, abs=0.03)
     assert 0.8 <= r1.stable < r1.saturated <= 0.92 and r1.capacity > 0.8
     assert r0.saturated - r0.stable <= 0.04 and r1.saturated - r1.stable <= 0.04
-    again = saturation_loads(study, store, LocalExecutor(1), tolerance=0.04)  # stored probes are reused
+    again = saturation_loads(study, store, LocalExecutor(1), tolerance=0.04, jobs=6000)  # stored probes are reused
     assert [(s.stable, s.saturated) for s in again] == [(r0.stable, r0.saturated), (r1.stable, r1.saturated)]
     assert "RSR-1" in format_saturation(again)
 
