@@ -504,14 +504,14 @@ def _titled(title: str | None, default: str, metric: str) -> str:
 def _default_specs() -> list[Any]:
     from .experiments.config import PlotSpec
 
-    return [PlotSpec("load", "mean_turnaround"), PlotSpec("utilization"), PlotSpec("fairness", logy=True)]
+    return [PlotSpec("load", "mean_turnaround", logy=True), PlotSpec("utilization"), PlotSpec("fairness", logy=True)]
 
 
 def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = None,
                   specs: Sequence[Any] | None = None, fmt: str = "png", dpi: int = 110) -> list[Path]:
     """Draw the figures of each stored study (or only ``study``) into ``outdir`` and return the
     paths. A study's ``[[plots]]`` are used unless ``specs`` is given; a study without any gets
-    mean turnaround vs load, utilisation and S_e vs load, and fairness at its highest load.
+    mean turnaround vs load (log scale), utilisation and S_e vs load, and fairness at its highest load.
     Results stored without a study description (e.g. replays) are drawn per experiment."""
     from .experiments.config import PlotSpec, Study
     from .experiments.report import aggregate, fairness_curves
