@@ -30,6 +30,8 @@ A TOML file looks like this (every key but ``topology``, ``allocators``, ``polic
     [workload]                           # sizes "auto": MeshSides / Squares for Buddy2D / CubeDims(dim - 1)
     sizes = "auto"
     service = {name = "Exponential", mean = 5.0}
+    load_basis = "requested"             # or "granted": the rate from the mean *granted* size (the 2D
+                                         # buddy's rounded-up squares; scheduling.workloads.offered)
 
     [[experiments]]                      # optional variants: each overrides the keys above
     name = "normal"
