@@ -599,3 +599,16 @@ def test_a_trace_is_not_judged_saturated_and_its_table_says_why_there_is_no_inte
     assert all(math.isnan(r["saturated"]) for r in store.rows())  # a log's bursts are not a saturation
     table = format_table(aggregate(store.rows()))
     assert "trace: one run per point, no interval" in table and "n < 3" not in table
+
+
+def test_the_default_compare_says_how_its_numbers_are_obtained():
+    from scheduling.cli import _sizes_line
+
+    study, _ = compare_study()
+    for exp in study.experiments:
+        assert exp.jobs == 5000 and exp.warmup == 500 and exp.replication_rule == compare_defaults.COMPARE_TARGET
+        assert exp.replication_rule.relative == 0.05 and exp.replication_rule.min_runs >= 3
+    line = _sizes_line(study)
+    assert "5000 jobs per run (first 500 discarded)" in line and "within ±5% of its mean (3 to 10" in line
+    fixed, _ = compare_study(replications=4, jobs=800)
+    assert {e.replication_rule for e in fixed.experiments} == {4} and {e.warmup for e in fixed.experiments} == {80}
