@@ -372,7 +372,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"
         print(f"topoalloc compare: {', '.join(e.description for e in study.experiments)}")
         print(f"How: {_sizes_line(study)}. Every allocator of a topology runs the same jobs (common random numbers: "
-              "sides uniform on 1..W x 1..H on a mesh, dimensions uniform on 0..D-1 on a cube, seed 002 §4.1; "
+              "sides uniform on 1..W x 1..H on a mesh, dimensions uniform on 0..D-1 on a cube, seed 002 §4.1, "
+              "counts uniform on 1..P on a flat machine; "
               "exponential service with mean 5) at the same offered load, counted on the requested processors. "
               f"± is the 95% confidence half-width over replications; {executor_note}.")
         if skipped:
