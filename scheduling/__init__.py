@@ -13,6 +13,7 @@ from .jobs import Job, JobRecord
 from .metrics import Estimate, combine, confidence_interval, replicate_until
 from .policies import Policy
 from .result import SimulationResult
+from .semantics import SIMULATION_SEMANTICS
 from .simulator import Simulator
 from .speedup import Amdahl, Linear, Speedup, Tabulated
 
@@ -37,6 +38,7 @@ __all__ = [
     "confidence_interval",
     "combine",
     "replicate_until",
+    "SIMULATION_SEMANTICS",
     "metrics",
     "policies",
     "workloads",

@@ -82,13 +82,32 @@ def _execution_options(p: argparse.ArgumentParser) -> None:
                    help="no progress bar (it is off anyway when not on a terminal)")
 
 
+def _tolerance(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"expected a load width in (0, 1), got {text!r}")
+    return v
+
+
+def _saturation_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("saturation load")
+    g.add_argument("--saturation", action="store_true",
+                   help="also find each configuration's saturation load by bisection (and the utilisation it "
+                        "carries there); probes are stored under '<experiment>#saturation'")
+    g.add_argument("--saturation-tolerance", type=_tolerance, default=0.02, metavar="W",
+                   help="width of the saturation bracket (default: 0.02)")
+
+
 def _size_options(p: argparse.ArgumentParser, *, defaults: str) -> None:
     g = p.add_argument_group(f"run length and replications (default: {defaults})")
     g.add_argument("--jobs", type=_positive_int, default=None, metavar="N", help="completions per simulation")
     g.add_argument("--warmup", type=_nonneg_int, default=None, metavar="N",
                    help="first arrivals left out of the statistics")
     g.add_argument("--replications", type=_positive_int, default=None, metavar="N",
-                   help="independent replications per point (95%% confidence intervals need >= 2)")
+                   help="independent replications per point (tables and figures show a 95%% interval from 3)")
     g.add_argument("--seed", type=_nonneg_int, default=None, metavar="S", help="experiment seed")
 
 
@@ -117,12 +136,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policies", type=_csv_list, default=None, metavar="P,Q",
                    help=f"policy names (default: {','.join(d.COMPARE_POLICIES)})")
     p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
-                   help="offered loads (default: 0.2,0.3,0.4 on a mesh, 0.3,0.5,0.7 on a cube)")
-    _size_options(p, defaults=f"{d.COMPARE_JOBS} jobs, {d.COMPARE_WARMUP} warm-up, "
-                              f"{d.COMPARE_REPLICATIONS} replications, seed 0")
+                   help=f"offered loads (default: {','.join(map(str, d.COMPARE_LOADS['mesh']))} on a mesh, "
+                        f"{','.join(map(str, d.COMPARE_LOADS['cube']))} on a cube)")
+    _size_options(p, defaults=f"{d.COMPARE_JOBS} jobs, {d.COMPARE_WARMUP} warm-up, replications until the 95% "
+                              f"half-width of the mean turnaround is within {d.COMPARE_TARGET.relative:.0%} of the "
+                              f"mean ({d.COMPARE_TARGET.min_runs} to {d.COMPARE_TARGET.max_runs}), seed 0")
+    p.add_argument("--target", type=_tolerance, default=None, metavar="REL",
+                   help=f"relative 95%% half-width of the mean turnaround to replicate each point to (default "
+                        f"{d.COMPARE_TARGET.relative:g}); --replications fixes the count instead")
     p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
     p.add_argument("--store", metavar="FILE.sqlite", help="keep every replication in this SQLite file (resumable)")
     p.add_argument("--plots", metavar="DIR", help="also draw the figures into DIR (needs matplotlib)")
+    _saturation_options(p)
     _execution_options(p)
 
     for name, what in (("run", "run a TOML experiment: store results, print the table, draw its figures"),
@@ -140,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
             p.add_argument("--plots", metavar="DIR", help="where to draw the figures (default: next to the store)")
             p.add_argument("--no-plots", action="store_true", help="do not draw figures")
+            _saturation_options(p)
         _execution_options(p)
 
     p = _sub(sub, "replay", "replay an SWF trace under chosen allocators and policies",
@@ -197,6 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
              "  topoalloc export results/seed002-fig2.sqlite fig2.parquet   # needs pyarrow")
     p.add_argument("results", metavar="RESULTS.sqlite")
     p.add_argument("out", metavar="OUT.csv|OUT.parquet")
+    p.add_argument("--no-timing", action="store_true",
+                   help="leave out the wall-clock columns (wall_time, finished_at; otherwise the last two), so two "
+                        "runs of the same command export identical files")
 
     _sub(sub, "list", "list the allocators (and which are missing), policies and workload distributions",
          "  topoalloc list")
@@ -234,10 +263,20 @@ def _run(study: Any, store: Any, args: argparse.Namespace) -> Any:
 
 
 def _sizes_line(study: Any) -> str:
+    """How the numbers are obtained: run length, warm-up, replications (or the target), seed."""
+    from .experiments.report import METRIC_LABELS
+
     parts = []
     for e in study.experiments:
-        reps = (f"replications until ±{e.target.relative:.0%} on {e.target.metric} "
-                f"({e.target.min_runs}..{e.target.max_runs})") if e.target else f"{e.replications} replications"
+        if e.workload.trace:
+            reps = "one run per point (a recorded trace replays identically: replications would repeat it, so no " \
+                   "interval)"
+        elif e.target:
+            reps = (f"replications until the 95% half-width of {METRIC_LABELS.get(e.target.metric, e.target.metric)} "
+                    f"is within ±{e.target.relative:.0%} of its mean ({e.target.min_runs} to {e.target.max_runs}; "
+                    "points with a saturated run stop at the minimum)")
+        else:
+            reps = f"{e.replications} replications"
         jobs = "every job of the workload" if e.jobs is None else f"{e.jobs} jobs"
         parts.append(f"{jobs} per run (first {e.warmup} discarded), {reps}, seed {e.seed}")
     uniq = list(dict.fromkeys(parts))
@@ -246,12 +285,52 @@ def _sizes_line(study: Any) -> str:
 
 def _print_table(study: Any, store: Any, *, experiment_column: bool | None = None,
                  metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness")) -> list[Any]:
+    """The table of exactly ``study``'s configuration (:func:`~scheduling.experiments.runner.study_rows`)."""
     from .experiments import aggregate, format_table
+    from .experiments.runner import study_rows
 
     order = [p.point_id for p in study.points()]
-    summaries = aggregate(store.rows([e.name for e in study.experiments]), order=order)
+    summaries = aggregate(study_rows(study, store), order=order)
     print(format_table(summaries, metrics, experiment_column=experiment_column))
     return summaries
+
+
+def _store_notes(study: Any, store: Any, stats: Any, path: str | None) -> str:
+    """What was reused from the store, and what in it was not used."""
+    if not path or path == ":memory:":
+        return ""
+    total = stats.ran + stats.skipped
+    text = f"{stats.skipped} of {total} simulations loaded from {path}"
+    unused = store.unused_rows([p.point_id for p in study.points()], [e.name for e in study.experiments])
+    if unused:
+        text += (f"; {unused} stored rows under the same names belong to other configurations (other jobs, warm-up, "
+                 "seed, parameters or simulation semantics) and are not used")
+    if store.upgraded_from is not None:
+        text += (f"; the file was upgraded from result store schema {store.upgraded_from}: its older rows are kept "
+                 "for export but never reused (they were not keyed by the simulation semantics)")
+    return text
+
+
+def _saturation(study: Any, store: Any, args: argparse.Namespace) -> None:
+    """``--saturation``: bisect each configuration's saturation load and print the brackets."""
+    from .experiments.saturation import format_saturation, saturation_loads
+
+    if not any(load is not None for e in study.experiments for load in e.loads):
+        print("\nno saturation load: the points replay recorded traces (no offered load to vary)")
+        return
+    executor = _executor(args)
+    try:
+        found = saturation_loads(study, store, executor, tolerance=args.saturation_tolerance,
+                                 progress=_progress(args))
+    finally:
+        executor.close()
+    from .experiments.saturation import PROBE_JOBS
+
+    jobs = sorted({max(e.jobs or 0, PROBE_JOBS) for e in study.experiments})
+    print(f"\nsaturation load of each configuration (bisection to {args.saturation_tolerance:g}; each probe 2 runs of "
+          f"{', '.join(map(str, jobs))} jobs, saturated when the backlog grows through at least one of them; "
+          "capacity: the utilisation at the saturated end):")
+    print(format_saturation(found))
 
 
 def _write_out(summaries: Sequence[Any], path: str | None, metrics: Sequence[str] | None = None) -> None:
@@ -287,19 +366,20 @@ def _store_path(study: Any, given: str | None) -> str:
 
 # -- subcommands ------------------------------------------------------------------------------------
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .experiments import ResultStore, compare_study
+    from .experiments import compare_study
 
     study, skipped = compare_study(
         topologies=args.topology, allocators=args.allocators, policies=args.policies, loads=args.loads,
-        replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0,
+        replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0, target=args.target,
     )
-    with ResultStore(args.store or ":memory:") as store:
+    with _open_store(args.store or ":memory:") as store:
         executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"
         print(f"topoalloc compare: {', '.join(e.description for e in study.experiments)}")
-        squares = " (square jobs for Buddy2D)" if any(a.name == "Buddy2D" for e in study.experiments
-                                                      for a in e.allocators) else ""
-        print(f"{_sizes_line(study)}; job sizes per seed 002 §4.1{squares}, exponential service with mean 5; "
-              f"± is the 95% confidence half-width; {executor_note}")
+        print(f"How: {_sizes_line(study)}. Every allocator of a topology runs the same jobs (common random numbers: "
+              "sides uniform on 1..W x 1..H on a mesh, dimensions uniform on 0..D-1 on a cube, seed 002 §4.1, "
+              "counts uniform on 1..P on a flat machine; "
+              "exponential service with mean 5) at the same offered load, counted on the requested processors. "
+              f"± is the 95% confidence half-width over replications; {executor_note}.")
         if skipped:
             print("not run:")
             for name, reason in skipped.items():
@@ -307,13 +387,24 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         stats = _run(study, store, args)
         print()
         summaries = _print_table(study, store, experiment_column=False)
-        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s"
-              + (f" ({stats.skipped} already in {args.store})" if stats.skipped else ""))
+        notes = _store_notes(study, store, stats, args.store)
+        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s" + (f"; {notes}" if notes else ""))
         _write_out(summaries, args.out)
+        if args.saturation:
+            _saturation(study, store, args)
         if args.plots:
             for path in _figures(store, args.plots, study="compare"):
                 print(f"figure: {path}")
     return 0
+
+
+def _open_store(path: str) -> Any:
+    from .experiments.store import ResultStore, StoreVersionError
+
+    try:
+        return ResultStore(path)
+    except StoreVersionError as exc:
+        raise _Error(str(exc)) from None
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -325,11 +416,9 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .experiments import ResultStore
-
     study = _load(args)
     path = _store_path(study, args.store)
-    with ResultStore(path) as store:
+    with _open_store(path) as store:
         print(f"{study.name}: {study.description}".rstrip(": "))
         for e in study.experiments:
             if e.description:
@@ -339,8 +428,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print()
         metrics = getattr(study, "table", None) or ("mean_turnaround", "utilization", "effectiveness")
         summaries = _print_table(study, store, metrics=metrics)
-        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s, {stats.skipped} already stored; results in {path}")
+        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s; {_store_notes(study, store, stats, path)}")
         _write_out(summaries, args.out, metrics)
+        if args.saturation:
+            _saturation(study, store, args)
         if not args.no_plots:
             outdir = args.plots or (str(Path(path).parent) if path != ":memory:" else ".")
             for fig in _figures(store, outdir, study=study.name):
@@ -349,11 +440,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .experiments import ResultStore
-
     study = _load(args)
     path = _store_path(study, args.store)
-    with ResultStore(path) as store:
+    with _open_store(path) as store:
         stats = _run(study, store, args)
         print(f"{study.name}: {stats.ran} simulations run in {stats.seconds:.1f} s, {stats.skipped} already stored, "
               f"{len(store)} rows in {path}")
@@ -427,7 +516,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from .experiments import PlotSpec, ResultStore
+    from .experiments import PlotSpec
 
     path = Path(args.results)
     if not path.is_file():
@@ -436,7 +525,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     if args.kind:
         specs = [PlotSpec(kind=k, metric=args.metric, panels=args.panels, logy=args.logy or k == "fairness",
                           load=args.load) for k in args.kind]
-    with ResultStore(path) as store:
+    with _open_store(str(path)) as store:
         if not len(store):
             raise _Error(f"{path} holds no results")
         try:
@@ -479,13 +568,11 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from .experiments import ResultStore
-
     if not Path(args.results).is_file():
         raise _Error(f"no such result store: {args.results}")
-    with ResultStore(args.results) as store:
+    with _open_store(args.results) as store:
         try:
-            n = store.export(args.out)
+            n = store.export(args.out, timing=not args.no_timing)
         except (ValueError, ImportError) as exc:
             raise _Error(str(exc)) from None
     print(f"{n} rows written to {args.out}")
@@ -570,6 +657,7 @@ def stored_run(config: str | os.PathLike, run_args: Sequence[str] = ()) -> Store
     """Read back the results of ``topoalloc run <config> <run_args>`` (same overrides, same store),
     for scripts that add tables or figures of their own to a run."""
     from .experiments import ResultStore, aggregate, load_study
+    from .experiments.runner import study_rows
 
     args = build_parser().parse_args(["run", str(config), *run_args])
     study = load_study(args.config).with_overrides(
@@ -578,7 +666,5 @@ def stored_run(config: str | os.PathLike, run_args: Sequence[str] = ()) -> Store
     path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
     ids = [p.point_id for p in study.points()]
     with ResultStore(path) as store:
-        rows = store.rows(point_ids=ids)
-    rank = {pid: i for i, pid in enumerate(ids)}
-    rows = sorted(rows, key=lambda r: (rank[r["point_id"]], r["replication"]))
+        rows = study_rows(study, store)
     return StoredRun(study, path, rows, aggregate(rows, order=ids), Path(args.plots or Path(path).parent))

@@ -21,6 +21,7 @@ and worker processes alike; :func:`save` writes one to PNG/SVG/PDF.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,31 @@ def save(fig: Any, path: str | Path, *, dpi: int = 110) -> Path:
 
 # -- curves -----------------------------------------------------------------------------------------
 _PANEL_FIELDS = ("experiment", "allocator", "policy")
+#: Markers cycled with the colours: a series is told apart by colour *and* marker.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def _palette() -> list[Any]:
+    """20 distinct colours: matplotlib's tab10, then the ten light shades of tab20."""
+    from matplotlib import colormaps
+
+    return [colormaps["tab10"](i) for i in range(10)] + [colormaps["tab20"](2 * i + 1) for i in range(10)]
+
+
+class _Styles:
+    """``(colour, marker)`` per series label, in first-seen order and the same in every panel of a
+    figure: colours do not repeat within 20 series and no two series share colour and marker
+    within 140 (the 20 colours and 7 markers cycle together)."""
+
+    def __init__(self) -> None:
+        self.colours = _palette()
+        self.map: dict[str, tuple[Any, str]] = {}
+
+    def __call__(self, label: str) -> tuple[Any, str]:
+        if label not in self.map:
+            i = len(self.map)
+            self.map[label] = (self.colours[i % len(self.colours)], MARKERS[i % len(MARKERS)])
+        return self.map[label]
 
 
 def _panels(items: Sequence[Any], panels: str, get: Callable[[Any], Any]) -> list[tuple[str, list[Any]]]:
@@ -80,18 +106,40 @@ def _panels(items: Sequence[Any], panels: str, get: Callable[[Any], Any]) -> lis
     return list(out.items())
 
 
-def _curves(items: Sequence[Any], get: Callable[[Any], Any]) -> list[tuple[str, list[Any]]]:
-    """Group ``items`` into curves by configuration; labels name only what varies in the panel."""
+_WITH_PARAMS = re.compile(r"^(?P<name>[^()]+)\((?P<params>.*)\)$")
+
+
+def _params(label: str) -> tuple[str, list[str]]:
+    m = _WITH_PARAMS.match(label)
+    return (m["name"], [p.strip() for p in m["params"].split(", ")]) if m else (label, [])
+
+
+def _curves(items: Sequence[Any], get: Callable[[Any], Any]) -> tuple[list[tuple[str, list[Any]]], str]:
+    """Group ``items`` into curves by configuration. Labels name only what varies in the panel;
+    parameters every curve's policy shares (``switch_cost=16``) move to the returned panel note."""
     keys = [tuple(getattr(get(it), f) for f in _PANEL_FIELDS) for it in items]
     varying = [i for i in range(len(_PANEL_FIELDS)) if len({k[i] for k in keys}) > 1] or [1, 2]
     out: dict[tuple, list[Any]] = {}
     for k, it in zip(keys, items, strict=True):
         out.setdefault(k, []).append(it)
+    common: list[str] = []
+    policies = {k[2] for k in out}
+    if len(policies) > 1 and 2 in varying:
+        split = [_params(p)[1] for p in policies]
+        if all(split):
+            common = [p for p in split[0] if all(p in other for other in split[1:])]
     labels = []
     for k, its in out.items():
-        parts = [str(k[i]).split("/")[-1] if i == 0 else str(k[i]) for i in varying]
+        parts = []
+        for i in varying:
+            text = str(k[i]).split("/")[-1] if i == 0 else str(k[i])
+            if i == 2 and common:
+                name, params = _params(text)
+                rest = [p for p in params if p not in common]
+                text = f"{name}({', '.join(rest)})" if rest else name
+            parts.append(text)
         labels.append((" ".join(parts), its))
-    return labels
+    return labels, ", ".join(common)
 
 
 def _ylabel(metric: str) -> str:
@@ -100,8 +148,96 @@ def _ylabel(metric: str) -> str:
     return METRIC_LABELS.get(metric, metric)
 
 
-def _panel_title(key: str, panels: str) -> str:
-    return key.split("/")[-1] if panels == "experiment" and "/" in key else key
+def _panel_title(key: str, panels: str, note: str = "") -> str:
+    head = key.split("/")[-1] if panels == "experiment" and "/" in key else key
+    return f"{head} ({note})" if note and head else (note or head)
+
+
+def _dodge(its: Sequence[Any], ncurves: int) -> float:
+    """Horizontal offset between curves of one panel, so bars at one load do not hide each other:
+    a fifth of the smallest gap between loads, shared among the curves."""
+    xs = sorted({s.load for s in its if s.load is not None})
+    if ncurves < 2 or not xs:
+        return 0.0
+    gap = min((b - a for a, b in zip(xs, xs[1:], strict=False)), default=max(xs[0], 0.1))
+    return 0.2 * gap / (ncurves - 1)
+
+
+def _bars(e: Any, logy: bool) -> tuple[float, float]:
+    """Lower and upper bar lengths for an estimate (NaN: no bar): the interval of the log on a log
+    axis, the metric-respecting interval otherwise; none with too few replications."""
+    if not e.drawable:
+        return math.nan, math.nan
+    lo, hi = e.log_interval() if logy else (e.low, e.high)
+    return e.mean - lo, hi - e.mean
+
+
+class _Legend:
+    """Series handles in first-seen order plus notes (saturation marks, missing bars), drawn as
+    one legend for the whole figure, outside the axes below them."""
+
+    def __init__(self) -> None:
+        self.handles: dict[str, Any] = {}
+        self.notes: dict[str, Any] = {}
+
+    def series(self, label: str, handle: Any) -> None:
+        self.handles.setdefault(label, handle)
+
+    def note(self, text: str, **style: Any) -> None:
+        from matplotlib.lines import Line2D
+
+        self.notes.setdefault(text, Line2D([], [], **{"linestyle": "none", **style}))
+
+    def draw(self, fig: Any) -> None:
+        items = list(self.handles.items()) + list(self.notes.items())
+        if items:
+            ncols = max(1, min(len(items), int(fig.get_figwidth() / 2.6)))
+            fig.legend([h for _, h in items], [t for t, _ in items], loc="outside lower center", fontsize="small",
+                       ncols=ncols)
+
+
+def _estimate_curves(ax: Any, its: Sequence[Any], metric: str, styles: _Styles, legend: _Legend, *, logy: bool,
+                     cut_saturated: bool) -> str:
+    """Draw ``metric`` vs load for the points ``its`` of one panel; returns the panel note."""
+    from matplotlib.transforms import blended_transform_factory
+
+    from .experiments.report import GROW_WHEN_SATURATED
+
+    curves, note = _curves(its, lambda s: s)
+    step = _dodge(its, len(curves))
+    top = blended_transform_factory(ax.transData, ax.transAxes)
+    for j, (label, pts) in enumerate(curves):
+        colour, marker = styles(label)
+        dx = (j - (len(curves) - 1) / 2) * step
+        pts = sorted(pts, key=lambda s: s.load)
+        cut = cut_saturated and metric in GROW_WHEN_SATURATED
+        first_sat = next((s.load for s in pts if s.saturated), math.inf) if cut else math.inf
+        shown = [s for s in pts if s.load < first_sat and not math.isnan(s.estimates[metric].mean)]
+        x = [s.load + dx for s in shown]
+        y = [s.estimates[metric].mean for s in shown]
+        err = np.array([_bars(s.estimates[metric], logy) for s in shown]).T.reshape(2, len(shown))
+        if any(not s.estimates[metric].drawable for s in shown):
+            legend.note(f"no bar: fewer than {_min_n()} replications")
+        cont = ax.errorbar(x, y, yerr=err, marker=marker, color=colour, markersize=4, capsize=3, label=label)
+        legend.series(label, cont)
+        gone = [s.load + dx for s in pts if s.load >= first_sat]
+        if gone:  # cut off as the papers draw it: a hollow mark at the top edge at each saturated load
+            ax.plot(gone, [1.0] * len(gone), transform=top, linestyle="none", marker=marker, markersize=5,
+                    markerfacecolor="none", color=colour, clip_on=False)
+            legend.note("saturated (off the scale)", marker="o", markerfacecolor="none", color="grey")
+        elif not cut:
+            sat = [s for s in shown if s.saturated]
+            if sat:
+                ax.plot([s.load + dx for s in sat], [s.estimates[metric].mean for s in sat], linestyle="none",
+                        marker=marker, markersize=6, markerfacecolor="white", color=colour, zorder=3)
+                legend.note("saturated run (hollow mark)", marker="o", markerfacecolor="white", color="grey")
+    return note
+
+
+def _min_n() -> int:
+    from .metrics import MIN_INTERVAL_REPLICATIONS
+
+    return MIN_INTERVAL_REPLICATIONS
 
 
 def load_figure(summaries: Sequence[Any], metric: str = "mean_turnaround", *, panels: str = "experiment",
@@ -110,75 +246,91 @@ def load_figure(summaries: Sequence[Any], metric: str = "mean_turnaround", *, pa
     per value of ``panels``: ``experiment``, ``allocator``, ``policy`` or ``none``).
 
     ``summaries`` are :class:`~scheduling.experiments.PointSummary` values
-    (:func:`~scheduling.experiments.aggregate`); points without a load (traces) are left out."""
+    (:func:`~scheduling.experiments.aggregate`); points without a load (traces) are left out. Each
+    series has its own colour and marker in every panel, one legend outside the axes names them;
+    curves at one load are offset a little so their bars stay visible. Bars are the interval that
+    respects the metric (:func:`scheduling.metrics.confidence_interval`; on a log axis the interval
+    of the log), none with fewer than three replications. A curve of a time metric stops before its
+    first saturated load (the papers' curves leave the chart there) and a hollow mark at the top
+    edge shows each saturated load."""
     items = [s for s in summaries if s.load is not None]
     groups = _panels(items, panels, lambda s: s)
     fig, axes = _figure(1, max(len(groups), 1))
+    styles, legend = _Styles(), _Legend()
     for ax, (key, its) in zip(axes[0], groups, strict=False):
-        for label, pts in _curves(its, lambda s: s):
-            pts = sorted(pts, key=lambda s: s.load)
-            x = [s.load for s in pts]
-            y = [s.estimates[metric].mean for s in pts]
-            err = [0.0 if math.isnan(s.estimates[metric].half_width) else s.estimates[metric].half_width
-                   for s in pts]
-            ax.errorbar(x, y, yerr=err, marker="o", markersize=4, capsize=3, label=label)
+        note = _estimate_curves(ax, its, metric, styles, legend, logy=logy, cut_saturated=True)
         ax.set_xlabel("offered load")
         ax.set_ylabel(_ylabel(metric))
         if logy:
             _log_y(ax)
-        if key:
-            ax.set_title(_panel_title(key, panels))
+        if key or note:
+            ax.set_title(_panel_title(key, panels, note))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
-    if title:
-        fig.suptitle(title)
+    legend.draw(fig)
+    fig.suptitle(title or f"{_ylabel(metric)} vs offered load")
     return fig
 
 
 def utilization_figure(summaries: Sequence[Any], *, panels: str = "experiment", title: str | None = None) -> Any:
     """Utilisation (top row) and scheduling effectiveness S_e (bottom row) vs load, with 95%
-    confidence bars, one column per value of ``panels``."""
+    confidence bars kept inside [0, 1], one column per value of ``panels``; saturated points are
+    hollow marks (a saturated run's utilisation is the configuration's capacity)."""
     items = [s for s in summaries if s.load is not None]
     groups = _panels(items, panels, lambda s: s)
     fig, axes = _figure(2, max(len(groups), 1), height=3.2)
+    styles, legend = _Styles(), _Legend()
     for col, (key, its) in enumerate(groups):
         for row, metric in enumerate(("utilization", "effectiveness")):
             ax = axes[row][col]
-            for label, pts in _curves(its, lambda s: s):
-                pts = sorted(pts, key=lambda s: s.load)
-                err = [0.0 if math.isnan(s.estimates[metric].half_width) else s.estimates[metric].half_width
-                       for s in pts]
-                ax.errorbar([s.load for s in pts], [s.estimates[metric].mean for s in pts], yerr=err, marker="o",
-                            markersize=4, capsize=3, label=label)
+            note = _estimate_curves(ax, its, metric, styles, legend, logy=False, cut_saturated=False)
             if metric == "utilization":
                 lim = max([s.load for s in its] + [1.0])
                 ax.plot([0, lim], [0, lim], color="grey", linestyle=":", linewidth=1)
-                if key:
-                    ax.set_title(_panel_title(key, panels))
+                legend.note("utilisation = offered load", color="grey", linestyle=":")
+                if key or note:
+                    ax.set_title(_panel_title(key, panels, note))
             ax.set_xlabel("offered load")
             ax.set_ylabel(_ylabel(metric))
             ax.set_ylim(0, 1.05)
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize="small")
-    if title:
-        fig.suptitle(title)
+    legend.draw(fig)
+    fig.suptitle(title or "utilisation and S_e vs offered load")
     return fig
 
 
 def fairness_figure(curves: Sequence[Any], *, panels: str = "experiment", logy: bool = True,
                     title: str | None = None) -> Any:
     """Mean turnaround by requested size (log scale by default, as in seed 002 Fig. 5), one curve
-    per configuration, 95% confidence bars over replications. ``curves`` are
+    per configuration, 95% confidence bars over replications (the interval of the log on a log
+    axis; none where fewer than three replications had jobs of a size). ``curves`` are
     :class:`~scheduling.experiments.FairnessCurve` values (:func:`~scheduling.experiments.fairness_curves`)."""
     groups = _panels(list(curves), panels, lambda c: c.point)
     fig, axes = _figure(1, max(len(groups), 1))
+    styles, legend = _Styles(), _Legend()
+    loads = set()
     for ax, (key, its) in zip(axes[0], groups, strict=False):
         binned = False
-        for label, cs in _curves(its, lambda c: c.point):
+        labelled, note = _curves(its, lambda c: c.point)
+        for j, (label, cs) in enumerate(labelled):
             c = cs[0]
+            # a fifth of an octave shared among the curves, so bars at one size stay apart
+            shift = 2.0 ** ((j - (len(labelled) - 1) / 2) * 0.2 / max(len(labelled) - 1, 1))
+            colour, marker = styles(label)
             binned = binned or c.binned
-            err = np.nan_to_num(c.half_width, nan=0.0)
-            ax.errorbar(c.size, c.mean, yerr=err, marker="o", markersize=4, capsize=3, label=label)
+            m, hw = np.asarray(c.mean, float), np.asarray(c.half_width, float)
+            ok = np.isfinite(hw) & (np.asarray(c.runs) >= _min_n() if c.runs is not None else True)
+            if logy:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = np.where(m > 0, hw / m, np.nan)
+                lo, hi = m - m * np.exp(-r), m * np.exp(r) - m
+            else:
+                lo, hi = np.minimum(hw, m), hw  # a time is >= 0
+            err = np.where(ok, np.vstack([lo, hi]), np.nan)
+            if not np.all(ok):
+                legend.note(f"no bar: fewer than {_min_n()} replications")
+            cont = ax.errorbar(np.asarray(c.size, float) * shift, m, yerr=err, marker=marker, color=colour,
+                               markersize=4, capsize=3, label=label)
+            legend.series(label, cont)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(_plain_formatter())
         if logy:
@@ -186,14 +338,15 @@ def fairness_figure(curves: Sequence[Any], *, panels: str = "experiment", logy: 
         ax.set_xlabel("requested processors (power-of-two bins)" if binned else "requested processors")
         ax.set_ylabel("mean turnaround")
         load = its[0].point.load if its else None
-        head = _panel_title(key, panels) if key else ""
+        loads.add(load)
+        head = _panel_title(key, panels, note) if key or note else ""
         if load is not None:
             head = f"{head} (load {load:g})".strip()
         ax.set_title(head)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
-    if title:
-        fig.suptitle(title)
+    legend.draw(fig)
+    at = "" if loads - {None} == set() or len(loads) > 1 else f" at load {next(iter(loads)):g}"
+    fig.suptitle(title or f"mean turnaround by requested size{at}")
     return fig
 
 
@@ -337,20 +490,32 @@ def schedule_figure(result: Any, *, max_jobs: int = 200, layout: str = "auto", t
 
 
 # -- from a store -----------------------------------------------------------------------------------
+def _titled(title: str | None, default: str, metric: str) -> str:
+    """``title`` naming the plotted ``metric`` as the axis does: appended when the title does not
+    (a paper's "mean response time" is the axis's "mean turnaround"); ``default`` without one."""
+    if not title:
+        return default.format(metric)
+    words = metric.lower().replace("utilisation", "utili").split(" and ")
+    if any(w in title.lower().replace("utilization", "utili").replace("utilisation", "utili") for w in words):
+        return title
+    return f"{title} — {metric}"
+
+
 def _default_specs() -> list[Any]:
     from .experiments.config import PlotSpec
 
-    return [PlotSpec("load", "mean_turnaround"), PlotSpec("utilization"), PlotSpec("fairness", logy=True)]
+    return [PlotSpec("load", "mean_turnaround", logy=True), PlotSpec("utilization"), PlotSpec("fairness", logy=True)]
 
 
 def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = None,
                   specs: Sequence[Any] | None = None, fmt: str = "png", dpi: int = 110) -> list[Path]:
     """Draw the figures of each stored study (or only ``study``) into ``outdir`` and return the
     paths. A study's ``[[plots]]`` are used unless ``specs`` is given; a study without any gets
-    mean turnaround vs load, utilisation and S_e vs load, and fairness at its highest load.
+    mean turnaround vs load (log scale), utilisation and S_e vs load, and fairness at its highest load.
     Results stored without a study description (e.g. replays) are drawn per experiment."""
-    from .experiments.config import PlotSpec
+    from .experiments.config import PlotSpec, Study
     from .experiments.report import aggregate, fairness_curves
+    from .experiments.runner import study_rows
 
     studies = store.studies()
     covered = {e["name"] for cfg in studies.values() for e in cfg.get("experiments", [])}
@@ -365,21 +530,26 @@ def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = N
     outdir = Path(outdir)
     for name, cfg in studies.items():
         exps = [e["name"] for e in cfg.get("experiments", [])]
-        rows = store.rows(exps)
+        try:  # exactly the configuration last run under this name
+            rows = study_rows(Study.from_json(cfg), store)
+        except (KeyError, TypeError, ValueError):  # no full description (results of a replay)
+            rows = store.rows(exps)
         if not rows:
             continue
         plots = specs if specs is not None else [PlotSpec(**p) for p in cfg.get("plots", [])] or _default_specs()
         summaries = aggregate(rows)
         stem = name.replace("/", "-")
         for i, spec in enumerate(plots):
-            ttl = spec.title or name
             if spec.kind == "load":
+                ttl = _titled(spec.title, f"{name}: {{}} vs offered load", _ylabel(spec.metric))
                 fig = load_figure(summaries, spec.metric, panels=spec.panels, logy=spec.logy, title=ttl)
             elif spec.kind == "utilization":
+                ttl = _titled(spec.title, f"{name}: {{}} vs offered load", "utilisation and S_e")
                 fig = utilization_figure(summaries, panels=spec.panels, title=ttl)
             elif spec.kind == "fairness":
                 loads = [r["load"] for r in rows if r["load"] is not None]
                 load = spec.load if spec.load is not None else (max(loads) if loads else None)
+                ttl = _titled(spec.title, f"{name}: {{}} by requested size", "mean turnaround")
                 fig = fairness_figure(fairness_curves(rows, load=load), panels=spec.panels, logy=spec.logy,
                                       title=ttl)
             else:

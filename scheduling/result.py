@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .jobs import JobRecord
-from .metrics import fairness, summarize
+from .metrics import fairness, saturation, summarize
 
 __all__ = ["SimulationResult"]
 
@@ -34,6 +34,9 @@ class SimulationResult:
     state: dict[str, np.ndarray] | None = None
     #: Job id -> read-only ascending node ids of its last allocation (``record_placement=True``).
     placements: Mapping[int, np.ndarray] | None = None
+    #: Jobs in the system (queued or running) seen by each kept job as it arrived, in arrival order:
+    #: the evidence :meth:`saturation` reads. ``None`` for results built without it.
+    backlog: np.ndarray | None = None
 
     def __getattr__(self, name: str) -> Any:
         table = self.__dict__.get("table")
@@ -69,8 +72,29 @@ class SimulationResult:
 
     def summary(self, tau: float = 10.0) -> dict:
         """``mean_turnaround``, ``mean_wait``, ``utilization``, ``effectiveness``,
-        ``mean_folding_factor``, ``fraction_folded``, slowdowns, percentiles and ``jobs``."""
-        return summarize(self.table, utilization=self.utilization, effectiveness=self.effectiveness, tau=tau)
+        ``mean_folding_factor``, ``fraction_folded``, slowdowns, percentiles and ``jobs``, and
+        whether the run was ``saturated`` with the evidence (``backlog_growth``,
+        ``backlog_rise_sd``, ``unfinished``; see :meth:`saturation`). A saturated run's turnaround
+        and wait grow with the run's length: they are not properties of the system."""
+        out = summarize(self.table, utilization=self.utilization, effectiveness=self.effectiveness, tau=tau)
+        out.update(self.saturation())
+        return out
+
+    def saturation(self) -> dict:
+        """``saturated`` (``True``/``False``, ``None`` when the run had too few kept jobs or was
+        built without :attr:`backlog`) and the evidence: ``backlog_growth`` (jobs added to the
+        backlog per arriving job), ``backlog_rise_sd`` (the backlog's rise over the run in standard
+        deviations) and ``unfinished`` (see :func:`scheduling.metrics.saturation`).
+
+        >>> from topoalloc import Buddy; from topologies import Hypercube
+        >>> from scheduling import simulate
+        >>> from scheduling.workloads import Synthetic, CubeDims, Exponential
+        >>> w = Synthetic(CubeDims(7), Exponential(5.0), load=0.8, machine_size=256)
+        >>> [simulate(Buddy(Hypercube(8)), p, w, jobs=5000, warmup=500, seed=1).saturation()["saturated"]
+        ...  for p in ("RSR-0", "RSR-1")]
+        [True, False]
+        """
+        return saturation(self.backlog, self.unfinished)
 
     def fairness(self, bins=None) -> dict:
         """Mean turnaround by requested size (see :func:`scheduling.metrics.fairness`)."""

@@ -164,6 +164,7 @@ class Simulator:
         placed: dict[int, Any] | None = {} if self.record_placement else None
         model = self.runtime_model
         topology = self.allocator.topology
+        backlog: list[int] = []  # jobs in the system as each kept job arrives (saturation evidence)
 
         def next_arrival() -> None:
             job = next(stream, None)
@@ -300,6 +301,8 @@ class Simulator:
                     job = payload
                     if n_arrived == warmup:
                         window_start = now
+                    if n_arrived >= warmup:
+                        backlog.append(in_system)
                     ordinals[job.id] = n_arrived
                     ref = policy.reference_size(job)
                     refs[job.id] = ref
@@ -371,6 +374,7 @@ class Simulator:
             unfinished=len(running) + queue_len,
             state=state,
             placements=placements,
+            backlog=np.array(backlog, dtype=np.int64),
         )
 
 

@@ -56,13 +56,16 @@ from .runner import (
     make_executor,
     read_trace,
     replications_needed,
+    replications_wanted,
     run_points,
     run_study,
     run_task,
+    study_rows,
     trace_points,
 )
+from .saturation import SaturationLoad, format_saturation, saturation_loads
 from .snapshots import SnapshotPolicy, record_occupancy
-from .store import ResultStore, package_version
+from .store import ResultStore, StoreVersionError, package_version
 from .traces import TraceParameterError, TraceWorkload, month_window, trace_workload
 
 __all__ = [
@@ -112,6 +115,12 @@ __all__ = [
     "make_executor",
     "read_trace",
     "replications_needed",
+    "replications_wanted",
+    "study_rows",
+    "SaturationLoad",
+    "saturation_loads",
+    "format_saturation",
+    "StoreVersionError",
     "run_points",
     "run_study",
     "run_task",

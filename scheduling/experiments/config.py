@@ -30,6 +30,8 @@ A TOML file looks like this (every key but ``topology``, ``allocators``, ``polic
     [workload]                           # sizes "auto": MeshSides / Squares for Buddy2D / CubeDims(dim - 1)
     sizes = "auto"
     service = {name = "Exponential", mean = 5.0}
+    load_basis = "requested"             # or "granted": the rate from the mean *granted* size (the 2D
+                                         # buddy's rounded-up squares; scheduling.workloads.offered)
 
     [[experiments]]                      # optional variants: each overrides the keys above
     name = "normal"
@@ -79,6 +81,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import policies as _policies
+from ..semantics import SIMULATION_SEMANTICS
+from ..workloads.offered import LOAD_BASES
 from . import registry
 
 __all__ = [
@@ -104,7 +108,7 @@ METRICS = (
     "mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_folding_factor", "fraction_folded",
     "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround", "p90_turnaround", "p99_turnaround",
     "p90_slowdown", "mean_changes", "mean_moved", "mean_cluster_size", "cv_cluster_size", "system_efficiency",
-    "load_average",
+    "load_average", "saturated", "backlog_growth", "backlog_rise_sd",
 )
 #: What the metrics added for seeds 000, 001 and 003 mean (the others: :func:`scheduling.metrics.summarize`).
 METRIC_NOTES = {
@@ -119,6 +123,10 @@ METRIC_NOTES = {
     "load_average": "Downey model only: fraction of processors allocated over the day (seed 001 §4.1)",
     "p90_slowdown": "90th percentile of turnaround / run time on the request (Downey model: Eq. 5, over the run "
                     "time on all N processors)",
+    "saturated": "1 if the run's backlog grew through it (scheduling.metrics.saturation), else 0; over "
+                 "replications, the fraction of saturated runs",
+    "backlog_growth": "jobs added to the backlog per arriving job (least-squares slope; 0 when stable)",
+    "backlog_rise_sd": "the backlog's fitted rise over the run in standard deviations around the fit",
 }
 
 
@@ -297,6 +305,10 @@ class WorkloadSpec:
     #: A named workload model (:data:`~scheduling.experiments.registry.WORKLOAD_MODELS`) instead
     #: of the three distributions.
     model: Component | None = None
+    #: What ``load`` refers to (:mod:`scheduling.workloads.offered`): ``"requested"`` (seed 002's
+    #: formula with the mean request: every allocator gets the same job stream) or ``"granted"``
+    #: (the mean of the processors the allocator grants, e.g. the 2D buddy's rounded-up squares).
+    load_basis: str = "requested"
 
     @property
     def episodes(self) -> int:
@@ -322,7 +334,7 @@ class WorkloadSpec:
         if "model" in value:
             return cls(model=Component.from_json(value["model"]))
         return cls(Component.from_json(value["sizes"]), Component.from_json(value["service"]),
-                   Component.from_json(value["speedup"]))
+                   Component.from_json(value["speedup"]), load_basis=value.get("load_basis", "requested"))
 
     def resolve(self, topology: TopologySpec, allocator: str) -> WorkloadSpec:
         """This workload with ``auto`` sizes made concrete for ``topology`` and ``allocator``."""
@@ -341,24 +353,48 @@ class WorkloadSpec:
     def to_json(self) -> dict[str, Any]:
         if self.model is not None:
             return {"model": self.model.to_json()}
-        return {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
+        out = {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
+        if self.load_basis != "requested":  # only then, so the default keeps its job streams (seeds)
+            out["load_basis"] = self.load_basis
+        return out
 
-    def build(self, load: float | None, machine_size: int) -> Any:
+    def build(self, load: float | None, machine_size: int, allocator: Any = None) -> Any:
         """The workload at ``load``: the model's, else a :class:`~scheduling.workloads.Synthetic`
-        one (sizes must be resolved). ``None`` is a trace model's recorded rate."""
-        from ..workloads import Synthetic
+        one (sizes must be resolved). ``None`` is a trace model's recorded rate. With
+        ``load_basis = "granted"`` the rate comes from the mean of ``allocator.request_size`` over
+        the requests (:func:`~scheduling.workloads.offered.mean_granted_size`), so ``allocator`` is
+        needed."""
+        from ..workloads import Synthetic, arrival_rate
+        from ..workloads.offered import allocator_granted_mean
 
         if self.model is not None:
             return registry.make_workload(self.model.name, self.model.kwargs, load=load, machine_size=machine_size)
         if self.sizes.name.lower() == "auto":
             raise ValueError("resolve() the workload before building it: sizes are 'auto'")
-        return Synthetic(
-            registry.make_distribution(self.sizes.name, self.sizes.kwargs, "sizes"),
-            registry.make_distribution(self.service.name, self.service.kwargs, "service"),
-            load=load,
-            machine_size=machine_size,
-            speedup=registry.make_distribution(self.speedup.name, self.speedup.kwargs, "speedup"),
-        )
+        sizes = registry.make_distribution(self.sizes.name, self.sizes.kwargs, "sizes")
+        service = registry.make_distribution(self.service.name, self.service.kwargs, "service")
+        speedup = registry.make_distribution(self.speedup.name, self.speedup.kwargs, "speedup")
+        if self.load_basis == "granted":
+            if allocator is None:
+                raise ValueError("a load on the granted processors (load_basis = 'granted') needs the allocator")
+            granted = allocator_granted_mean(sizes, allocator)
+            rate = arrival_rate(load, machine_size, granted, service.mean)
+            return Synthetic(sizes, service, rate=rate, speedup=speedup)
+        return Synthetic(sizes, service, load=load, machine_size=machine_size, speedup=speedup)
+
+    def offered(self, load: float | None, machine_size: int, allocator: Any) -> tuple[float, float]:
+        """``(on requested, on granted)`` processors: the load this workload offers ``allocator``
+        at nominal ``load``, counting each job's requested or granted processors times its service
+        time (NaN for workload models and traces, whose offered work is not a formula)."""
+        from ..workloads.offered import allocator_granted_mean
+
+        if self.model is not None or load is None or self.sizes.name.lower() == "auto":
+            return math.nan, math.nan
+        sizes = registry.make_distribution(self.sizes.name, self.sizes.kwargs, "sizes")
+        ratio = allocator_granted_mean(sizes, allocator) / float(sizes.mean_size)
+        if self.load_basis == "granted":
+            return load / ratio, load
+        return load, load * ratio
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,7 +436,13 @@ class Point:
     """One configuration at one load: what a row of results is for (with a replication number).
 
     ``workload`` is the resolved workload's JSON (or a trace's description for replays) and
-    ``load`` is ``None`` for traces. :attr:`point_id` is a digest of :meth:`config`."""
+    ``load`` is ``None`` for traces. :attr:`point_id` is a digest of :meth:`config`: the
+    experiment, topology, allocator and its parameters, policy and its parameters, every workload
+    parameter, the load, ``jobs``, ``warmup``, the seed and
+    :data:`~scheduling.semantics.SIMULATION_SEMANTICS` -- everything a replication's result depends
+    on, so a result store never serves a row computed for another configuration or by a simulator
+    with other semantics. (The number of replications is not part of it: replication ``r`` of a
+    point is the same simulation however many are asked for.)"""
 
     experiment: str
     topology: TopologySpec
@@ -423,7 +465,7 @@ class Point:
         cfg = {
             "experiment": self.experiment, "topology": self.topology.label, "allocator": self.allocator.to_json(),
             "policy": self.policy, "workload": self.workload, "load": self.load, "jobs": self.jobs,
-            "warmup": self.warmup, "seed": self.seed,
+            "warmup": self.warmup, "seed": self.seed, "semantics": SIMULATION_SEMANTICS,
         }
         if self.policy_params:  # only then, so points without parameters keep their ids
             cfg["policy_params"] = Component(self.policy, self.policy_params).kwargs
@@ -468,6 +510,15 @@ class Experiment:
     seed: int = 0
     description: str = ""
 
+    @property
+    def replication_rule(self) -> int | Target:
+        """How many replications each point gets: the :class:`Target`, else ``replications`` --
+        but one for a recorded trace, whose replay is deterministic (every replication would be
+        the same run, and an interval over identical runs is meaningless)."""
+        if self.workload.trace:
+            return 1
+        return self.target if self.target is not None else self.replications
+
     def points(self) -> list[Point]:
         """The points, allocator-major then policy then load."""
         out = []
@@ -491,6 +542,17 @@ class Experiment:
             "description": self.description,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Experiment:
+        """Inverse of :meth:`to_json`."""
+        pols = tuple(p if isinstance(p, str) else Component.from_json(p) for p in data["policies"])
+        return cls(data["name"], TopologySpec.parse(data["topology"]),
+                   tuple(Component.from_json(a) for a in data["allocators"]), pols,
+                   tuple(None if x is None else float(x) for x in data["loads"]),
+                   WorkloadSpec.from_json(data["workload"]), data["jobs"], data["warmup"], data["replications"],
+                   Target(**data["target"]) if data.get("target") else None, data.get("seed", 0),
+                   data.get("description", ""))
+
 
 @dataclass(frozen=True)
 class Study:
@@ -508,10 +570,21 @@ class Study:
     def points(self) -> list[Point]:
         return [p for e in self.experiments for p in e.points()]
 
+    def plan(self) -> list[tuple[Point, int | Target]]:
+        """Every point with its experiment's :attr:`Experiment.replication_rule`."""
+        return [(p, e.replication_rule) for e in self.experiments for p in e.points()]
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "source": self.source,
                 "experiments": [e.to_json() for e in self.experiments], "plots": [p.to_json() for p in self.plots],
                 "table": list(self.table) if self.table else None}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Study:
+        """Inverse of :meth:`to_json` (what a result store keeps of a study)."""
+        return cls(data.get("name", "study"), tuple(Experiment.from_json(e) for e in data.get("experiments", [])),
+                   tuple(PlotSpec(**p) for p in data.get("plots") or []), data.get("description") or "",
+                   None, data.get("source"), tuple(data["table"]) if data.get("table") else None)
 
     def with_overrides(self, **overrides: Any) -> Study:
         """Every experiment with the given fields replaced (``None`` values are ignored); a bad
@@ -556,7 +629,7 @@ _TOP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies"
              "warmup", "replications", "target", "experiments", "plots", "store", "table")
 _EXP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
              "warmup", "replications", "target")
-_WORKLOAD_KEYS = ("sizes", "service", "speedup", "model")
+_WORKLOAD_KEYS = ("sizes", "service", "speedup", "model", "load_basis")
 _TARGET_KEYS = ("metric", "relative", "min", "max")
 _PLOT_KEYS = ("kind", "metric", "panels", "logy", "load", "file", "title")
 
@@ -713,7 +786,7 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
         raise ConfigError(f"must be a table with {', '.join(_WORKLOAD_KEYS)}, got {value!r}", file=file, key=key)
     _unknown_keys(value, _WORKLOAD_KEYS, file=file, where=key)
     if "model" in value:
-        others = [k for k in ("sizes", "service", "speedup") if k in value]
+        others = [k for k in ("sizes", "service", "speedup", "load_basis") if k in value]
         if others:
             raise ConfigError(f"give either a model or distributions, not both (also has {', '.join(others)})",
                               file=file, key=f"{key}.model")
@@ -721,7 +794,12 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
             raise ConfigError("a workload model needs the topology", file=file, key=f"{key}.model")
         return _workload_model(value["model"], topology, file=file, key=f"{key}.model")
     spec = WorkloadSpec()
-    for role in _WORKLOAD_KEYS:
+    if "load_basis" in value:
+        if value["load_basis"] not in LOAD_BASES:
+            raise ConfigError(f"must be one of {', '.join(map(repr, LOAD_BASES))}, got {value['load_basis']!r}",
+                              file=file, key=f"{key}.load_basis")
+        spec = dataclasses.replace(spec, load_basis=value["load_basis"])
+    for role in ("sizes", "service", "speedup"):
         if role not in value:
             continue
         k = f"{key}.{role}"

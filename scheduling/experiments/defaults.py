@@ -1,16 +1,49 @@
 """The embedded default of ``topoalloc compare``: every mesh allocator on a 32x32 mesh and every cube
-allocator on an 8-cube, under FCFS with RSR-0 and RSR-1 (Chang & Mohapatra, seed 002 §4), small
-enough to finish in well under a minute on two cores."""
+allocator on an 8-cube, under FCFS with RSR-0 and RSR-1 (Chang & Mohapatra, seed 002 §4), made to
+be trusted at a glance in about a minute on two cores.
+
+**Like for like.** Every allocator of a topology runs the same job stream: the same sizes (seed 002
+§4.1's rectangles with sides uniform on 1..W and 1..H on a mesh -- the 2D buddy too, which rounds
+each up to a power-of-two square --, dimensions uniform on 0..D-1 on a cube), the same service times
+and arrival times (common random numbers), so the offered load counted on the *requested*
+processors is the same for all. What an allocator that rounds up is offered on its *granted*
+processors is shown beside it (``granted load``; the 2D buddy's is 3.01x the nominal load on
+rectangles, :mod:`scheduling.workloads.offered`).
+
+**How many runs.** Each run has :data:`COMPARE_JOBS` completions, the first :data:`COMPARE_WARMUP`
+arrivals discarded; each point is replicated until the 95% half-width of its mean turnaround is
+within :data:`COMPARE_TARGET`'s relative width of the mean (at least 3, at most 10 runs; the rule of
+:func:`scheduling.metrics.replicate_until`, run in rounds on all cores by
+:func:`~scheduling.experiments.run_study`). A point with a saturated run (its backlog grew through
+the run: :func:`scheduling.metrics.saturation`) stops at 3 and is marked (``sat``, or ``*`` when
+only some runs saturated).
+
+**Loads.** The mesh loads 0.1-0.3 and the cube loads 0.3-0.7 span each topology's working range
+under FCFS. Measured saturation loads (``topoalloc compare --saturation``, 5,000-job runs): on the
+mesh, 2D buddy 0.27 (RSR-0) / 0.32 (RSR-1), frame sliding 0.41 / 0.43, first fit 0.43 / 0.51, best
+fit 0.47 / 0.56; on the cube, buddy 0.67 / 0.82, Gray code 0.73 / 0.82, free list 0.74 / 0.85 -- so
+at 0.3 the 2D buddy is saturated on rectangles and at 0.7 buddy RSR-0 is, and the table says so.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from . import registry
-from .config import Component, ConfigError, Experiment, Study, TopologySpec, WorkloadSpec, canonical_policy
+from .config import (
+    Component,
+    ConfigError,
+    Experiment,
+    Study,
+    Target,
+    TopologySpec,
+    WorkloadSpec,
+    canonical_policy,
+)
 
-__all__ = ["compare_study", "COMPARE_ALLOCATORS", "COMPARE_TOPOLOGIES", "COMPARE_LOADS", "COMPARE_POLICIES",
-           "COMPARE_JOBS", "COMPARE_WARMUP", "COMPARE_REPLICATIONS"]
+__all__ = ["compare_study", "compare_workload", "COMPARE_ALLOCATORS", "COMPARE_TOPOLOGIES", "COMPARE_LOADS",
+           "COMPARE_POLICIES", "COMPARE_JOBS", "COMPARE_WARMUP", "COMPARE_TARGET"]
 
 #: Allocators compared by default, per topology kind.
 COMPARE_ALLOCATORS = {
@@ -19,13 +52,14 @@ COMPARE_ALLOCATORS = {
     "flat": ("FlatPool", "DHCTree"),
 }
 COMPARE_TOPOLOGIES = {"mesh": "mesh:32x32", "cube": "cube:8", "flat": "flat:256"}
-#: Loads per kind: a 32x32 mesh under FCFS saturates near 40-50% utilisation (seed 002 Fig. 1), an
-#: 8-cube with buddy and RSR-1 beyond 80% (Fig. 2).
-COMPARE_LOADS = {"mesh": (0.2, 0.3, 0.4), "cube": (0.3, 0.5, 0.7), "flat": (0.3, 0.5, 0.7)}
+#: Loads per kind (see the module docstring for the saturation loads they are chosen against).
+COMPARE_LOADS = {"mesh": (0.1, 0.2, 0.3), "cube": (0.3, 0.5, 0.7), "flat": (0.3, 0.5, 0.7)}
 COMPARE_POLICIES = ("RSR-0", "RSR-1")
-COMPARE_JOBS = 1000
-COMPARE_WARMUP = 100
-COMPARE_REPLICATIONS = 3
+#: Completions per run, and arrivals discarded first.
+COMPARE_JOBS = 5000
+COMPARE_WARMUP = 500
+#: Replicate until the 95% half-width of the mean turnaround is within 5% of the mean (3 to 10 runs).
+COMPARE_TARGET = Target("mean_turnaround", 0.05, 3, 10)
 
 
 def compare_study(
@@ -38,11 +72,15 @@ def compare_study(
     jobs: int | None = None,
     warmup: int | None = None,
     seed: int = 0,
+    target: float | None = None,
 ) -> tuple[Study, dict[str, str]]:
     """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (not in
     this installation, or unable to run on the chosen topology). Explicitly named allocators that
     cannot run raise :class:`ConfigError`. With ``allocators`` but no ``topologies``, each kind
-    named gets its default topology."""
+    named gets its default topology. ``replications`` fixes the number of runs per point;
+    otherwise they are chosen to reach ``target`` (a relative half-width, default
+    :data:`COMPARE_TARGET`'s 5%). Without an explicit ``warmup``, a run of ``jobs`` completions
+    discards the first tenth (at most :data:`COMPARE_WARMUP`)."""
     skipped: dict[str, str] = {}
     pols = tuple(_checked(canonical_policy, p, "--policies") for p in (policies or COMPARE_POLICIES))
     topos = [_checked(TopologySpec.parse, t, "--topology") for t in topologies] if topologies else None
@@ -72,11 +110,14 @@ def compare_study(
                 skipped[a] = reason
         if not usable:
             continue
+        n_jobs = jobs or COMPARE_JOBS
+        rule = None if replications else dataclasses.replace(COMPARE_TARGET, relative=float(target)) \
+            if target is not None else COMPARE_TARGET
         exp = Experiment(
             name=f"compare/{topo.label}", topology=topo, allocators=tuple(usable), policies=pols,
-            loads=tuple(float(x) for x in (loads or COMPARE_LOADS[topo.kind])), workload=WorkloadSpec(),
-            jobs=jobs or COMPARE_JOBS, warmup=COMPARE_WARMUP if warmup is None else warmup,
-            replications=replications or COMPARE_REPLICATIONS, seed=seed,
+            loads=tuple(float(x) for x in (loads or COMPARE_LOADS[topo.kind])), workload=compare_workload(topo),
+            jobs=n_jobs, warmup=min(COMPARE_WARMUP, n_jobs // 10) if warmup is None else warmup,
+            replications=replications or COMPARE_TARGET.min_runs, target=rule, seed=seed,
             description=f"{', '.join(a.name for a in usable)} on {topo.label} under FCFS with {', '.join(pols)}",
         )
         if exp.warmup >= exp.jobs:
@@ -87,6 +128,16 @@ def compare_study(
                           key="--allocators")
     study = Study("compare", tuple(exps), description="topoalloc compare: allocators under FCFS with RSR folding")
     return study, skipped
+
+
+def compare_workload(topo: TopologySpec) -> WorkloadSpec:
+    """The job stream every allocator of ``topo`` gets: seed 002 §4.1's rectangles on a mesh (not
+    the squares the paper gives the 2D buddy alone), the ``auto`` sizes elsewhere (the same for
+    every allocator of a cube or a flat machine), exponential service with mean 5."""
+    if topo.kind == "mesh":
+        w, h = topo.shape
+        return WorkloadSpec(sizes=Component.of("MeshSides", max_w=w, max_h=h))
+    return WorkloadSpec()
 
 
 def _checked(fn, value, key):  # noqa: ANN001, ANN202 - small local helper

@@ -1,4 +1,15 @@
-"""From stored rows to estimates: per-point confidence intervals, fairness curves, text tables."""
+"""From stored rows to estimates: per-point confidence intervals, fairness curves, text tables.
+
+Tables say how far each number can be trusted: ``mean ± half-width`` (95%, Student t over the
+replications), an asymmetric ``mean [low, high]`` where the metric's range requires it (a fraction
+clipped to [0, 1], a positive time whose symmetric interval would reach below zero on the scale of
+its logarithm: :func:`scheduling.metrics.confidence_interval`), no interval with fewer than
+:data:`~scheduling.metrics.MIN_INTERVAL_REPLICATIONS` replications, and ``sat`` instead of the
+times of a saturated point (most of its replications' backlog grew through the run:
+:func:`scheduling.metrics.saturation`). A ``granted load`` column appears when an allocator is
+offered more work on the processors it grants than the nominal load (it rounds requests up:
+:mod:`scheduling.workloads.offered`); notes under the table explain every mark used.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import Estimate, confidence_interval
+from ..metrics import MIN_INTERVAL_REPLICATIONS, Estimate, confidence_interval, metric_kind
 from .config import METRICS
 
-__all__ = ["PointSummary", "FairnessCurve", "aggregate", "fairness_curves", "format_table", "size_bins",
-           "write_summaries", "class_rows", "METRIC_LABELS"]
+__all__ = ["PointSummary", "FairnessCurve", "aggregate", "fairness_curves", "format_table", "table_notes",
+           "size_bins", "write_summaries", "class_rows", "METRIC_LABELS", "GROW_WHEN_SATURATED"]
 
 #: How metrics are written in tables and on axes.
 METRIC_LABELS = {
@@ -25,11 +36,15 @@ METRIC_LABELS = {
     "mean_changes": "allocation changes per job", "mean_moved": "processors moved per job",
     "mean_cluster_size": "mean cluster size",
     "cv_cluster_size": "CV of cluster size", "system_efficiency": "system efficiency",
-    "load_average": "load average",
+    "load_average": "load average", "saturated": "fraction of runs saturated",
+    "backlog_growth": "backlog growth per arrival", "backlog_rise_sd": "backlog rise (sd)",
 }
 #: Metrics shown with three decimals (fractions).
 _FRACTIONS = ("utilization", "effectiveness", "fraction_folded", "system_efficiency", "load_average",
-              "cv_cluster_size")
+              "cv_cluster_size", "saturated", "backlog_growth")
+#: Metrics that grow with the length of a saturated run: tables show ``sat`` instead, figures no bar.
+GROW_WHEN_SATURATED = ("mean_turnaround", "mean_wait", "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround",
+                       "p90_turnaround", "p99_turnaround", "p90_slowdown")
 
 
 @dataclass
@@ -46,10 +61,25 @@ class PointSummary:
     workload: Any
     n: int
     estimates: dict[str, Estimate] = field(default_factory=dict)
+    #: Replications whose run was saturated (:func:`scheduling.metrics.saturation`).
+    saturated_runs: int = 0
+    #: The load offered on the requested and on the granted processors (NaN when not a formula).
+    offered_requested: float = math.nan
+    offered_granted: float = math.nan
 
     @property
     def label(self) -> str:
         return f"{self.allocator} {self.policy}"
+
+    @property
+    def saturated(self) -> bool:
+        """Most replications were saturated: the point's times measure the runs' length."""
+        return self.saturated_runs * 2 > self.n
+
+    @property
+    def partly_saturated(self) -> bool:
+        """Some but not most replications were saturated (the load is near saturation)."""
+        return 0 < self.saturated_runs and not self.saturated
 
     def __getitem__(self, metric: str) -> Estimate:
         return self.estimates[metric]
@@ -73,9 +103,12 @@ def aggregate(rows: Iterable[dict[str, Any]], metrics: Sequence[str] = METRICS,
         est = {}
         for m in metrics:
             vals = [r[m] for r in rs if r.get(m) is not None and not math.isnan(r[m])]
-            est[m] = confidence_interval(vals) if vals else _nan_estimate(0)
+            est[m] = confidence_interval(vals, metric_kind(m)) if vals else _nan_estimate(0)
+        sat = sum(1 for r in rs if r.get("saturated") == 1.0)
+        offered = [r0.get(k) for k in ("offered_requested", "offered_granted")]
+        offered = [math.nan if v is None else float(v) for v in offered]
         out.append(PointSummary(pid, r0["experiment"], r0["topology"], r0["allocator"], r0["policy"], r0["load"],
-                                r0["workload"], len(rs), est))
+                                r0["workload"], len(rs), est, sat, *offered))
     if order is not None:
         rank = {pid: i for i, pid in enumerate(order)}
         out.sort(key=lambda s: rank.get(s.point_id, len(rank)))
@@ -115,6 +148,8 @@ class FairnessCurve:
     half_width: np.ndarray
     jobs: np.ndarray
     binned: bool
+    #: Replications with jobs of each size (the interval's ``n``); ``None``: enough everywhere.
+    runs: np.ndarray | None = None
 
 
 def fairness_curves(rows: Iterable[dict[str, Any]], *, load: float | None = None,
@@ -155,10 +190,10 @@ def fairness_curves(rows: Iterable[dict[str, Any]], *, load: float | None = None
                     per_rep.setdefault(s, []).append(t / c)
                     counts[s] = counts.get(s, 0) + int(c)
         keys = sorted(per_rep)
-        ests = [confidence_interval(per_rep[k]) for k in keys]
+        ests = [confidence_interval(per_rep[k], "positive") for k in keys]
         out.append(FairnessCurve(summary, np.array(keys), np.array([e.mean for e in ests]),
                                  np.array([e.half_width for e in ests]), np.array([counts[k] for k in keys]),
-                                 edges is not None))
+                                 edges is not None, np.array([e.n for e in ests])))
     return out
 
 
@@ -205,40 +240,92 @@ def class_rows(rows: Iterable[dict[str, Any]], classes: int | None = None) -> li
     return out
 
 
-def _fmt(e: Estimate, metric: str) -> str:
+def _fmt(e: Estimate, metric: str, s: PointSummary | None = None) -> str:
+    if s is not None and s.saturated and metric in GROW_WHEN_SATURATED:
+        return "sat"
     if math.isnan(e.mean):
         return "n/a"
     digits = 3 if metric in _FRACTIONS else None
-    mean = f"{e.mean:.{digits}f}" if digits else f"{e.mean:.4g}"
-    if math.isnan(e.half_width):
-        return mean
-    hw = f"{e.half_width:.{digits}f}" if digits else f"{e.half_width:.2g}"
-    return f"{mean} ± {hw}"
+
+    def num(v: float, d: int | None, g: str) -> str:
+        return f"{v:.{d}f}" if d else f"{v:{g}}"
+
+    mean = num(e.mean, digits, ".4g")
+    mark = "*" if s is not None and s.partly_saturated and metric in GROW_WHEN_SATURATED else ""
+    if not e.drawable:
+        return mean + mark
+    if e.symmetric:
+        return f"{mean} ± {num(e.half_width, digits, '.2g')}{mark}"
+    return f"{mean} [{num(e.low, digits, '.3g')}, {num(e.high, digits, '.3g')}]{mark}"
+
+
+def _granted_differs(s: PointSummary) -> bool:
+    g, r = s.offered_granted, s.offered_requested
+    return math.isfinite(g) and math.isfinite(r) and abs(g - r) > 1e-9 * max(1.0, abs(r))
+
+
+def table_notes(summaries: Sequence[PointSummary], metrics: Sequence[str]) -> list[str]:
+    """The notes that explain the marks :func:`format_table` used for these ``summaries``."""
+    notes = []
+    if any(s.saturated for s in summaries):
+        grow = [METRIC_LABELS.get(m, m) for m in metrics if m in GROW_WHEN_SATURATED]
+        notes.append("sat: saturated -- the backlog grew through most replications (more work offered than the "
+                     "configuration carries), so " + (", ".join(grow) or "its times") + " would only measure the "
+                     "run's length; its utilisation is the configuration's capacity")
+    if any(s.partly_saturated for s in summaries):
+        notes.append("*: some (not most) replications saturated: the load is near this configuration's saturation")
+    if any(s.load is None and s.n == 1 for s in summaries):
+        notes.append("trace: one run per point, no interval (a recorded trace replays identically: replications "
+                     "would repeat the same run)")
+    if any(0 < s.n < MIN_INTERVAL_REPLICATIONS and not (s.load is None and s.n == 1) for s in summaries):
+        notes.append(f"no interval where n < {MIN_INTERVAL_REPLICATIONS}: with so few replications a 95% t-interval "
+                     "says nothing (t = 12.7 for n = 2)")
+    if any(s.estimates.get(m) is not None and s.estimates[m].drawable and not s.estimates[m].symmetric
+           and not (s.saturated and m in GROW_WHEN_SATURATED) for s in summaries for m in metrics):
+        notes.append("[low, high]: a 95% interval kept inside the metric's range (a fraction clipped to [0, 1]; a "
+                     "positive time on the scale of its logarithm)")
+    if any(_granted_differs(s) for s in summaries):
+        notes.append("granted load: the work offered on the processors the allocator grants (it rounds requests up) "
+                     "-- the nominal load counts the requested processors")
+    return notes
 
 
 def format_table(summaries: Sequence[PointSummary],
                  metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness"),
-                 *, experiment_column: bool | None = None) -> str:
-    """A plain-text table, one line per point: configuration, replications and ``mean ± 95%
-    half-width`` per metric."""
+                 *, experiment_column: bool | None = None, notes: bool = True) -> str:
+    """A plain-text table, one line per point: configuration, the load offered on granted
+    processors (when it differs from the nominal load somewhere), replications, how many were
+    saturated (when any was) and ``mean ± 95% half-width`` per metric (see the module docstring
+    for ``sat``, ``*`` and ``[low, high]``), followed by notes on the marks used (``notes``)."""
     if experiment_column is None:
         experiment_column = len({s.experiment for s in summaries}) > 1
-    head = (["experiment"] if experiment_column else []) + ["topology", "allocator", "policy", "load", "n"]
+    granted = any(_granted_differs(s) for s in summaries)
+    sat = any(s.saturated_runs for s in summaries)
+    head = (["experiment"] if experiment_column else []) + ["topology", "allocator", "policy", "load"]
+    head += (["granted load"] if granted else []) + ["n"] + (["sat"] if sat else [])
     head += [METRIC_LABELS.get(m, m) for m in metrics]
     lines = []
     for s in summaries:
         cells = ([s.experiment] if experiment_column else []) + [
-            s.topology, s.allocator, s.policy, "trace" if s.load is None else f"{s.load:g}", str(s.n)]
-        cells += [_fmt(s.estimates.get(m, _nan_estimate(0)), m) for m in metrics]
+            s.topology, s.allocator, s.policy, "trace" if s.load is None else f"{s.load:g}"]
+        if granted:
+            cells.append(f"{s.offered_granted:.3g}" if math.isfinite(s.offered_granted) else "")
+        cells.append(str(s.n))
+        if sat:
+            cells.append("" if not s.saturated_runs else "yes" if s.saturated_runs == s.n else
+                         f"{s.saturated_runs}/{s.n}")
+        cells += [_fmt(s.estimates.get(m, _nan_estimate(0)), m, s) for m in metrics]
         lines.append(cells)
     widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(head)]
-    numeric = {head.index("load"), head.index("n")}
+    numeric = {head.index(h) for h in ("load", "granted load", "n", "sat") if h in head}
 
     def fmt(cells: list[str]) -> str:
         return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in
                          enumerate(zip(cells, widths, strict=True))).rstrip()
 
-    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, lines)])
+    text = "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, lines)])
+    extra = table_notes(summaries, metrics) if notes else []
+    return text + ("\n\n" + "\n".join(extra) if extra else "")
 
 
 def write_summaries(summaries: Sequence[PointSummary], path: Any,
@@ -254,10 +341,13 @@ def write_summaries(summaries: Sequence[PointSummary], path: Any,
         return
     import csv
 
+    parts = ("mean", "half_width", "low", "high")
     with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["experiment", "topology", "allocator", "policy", "load", "replications",
-                    *[f"{m}_{part}" for m in metrics for part in ("mean", "half_width")]])
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["experiment", "topology", "allocator", "policy", "load", "offered_requested", "offered_granted",
+                    "replications", "saturated_runs", *[f"{m}_{part}" for m in metrics for part in parts]])
         for s in summaries:
-            w.writerow([s.experiment, s.topology, s.allocator, s.policy, s.load, s.n,
-                        *[v for m in metrics for v in (s.estimates[m].mean, s.estimates[m].half_width)]])
+            ests = [s.estimates.get(m, _nan_estimate(0)) for m in metrics]
+            w.writerow([s.experiment, s.topology, s.allocator, s.policy, s.load, s.offered_requested,
+                        s.offered_granted, s.n, s.saturated_runs,
+                        *[v for e in ests for v in (e.mean, e.half_width, e.low, e.high)]])

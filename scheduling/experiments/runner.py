@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..metrics import confidence_interval
+from ..semantics import SIMULATION_SEMANTICS
 from . import registry
 from .config import METRICS, Component, Point, Study, TopologySpec, WorkloadSpec
 from .store import ResultStore, package_version
@@ -42,6 +43,8 @@ __all__ = [
     "trace_points",
     "read_trace",
     "replications_needed",
+    "replications_wanted",
+    "study_rows",
     "episode_seeds",
 ]
 
@@ -107,9 +110,24 @@ def episode_seeds(seed: int, count: int) -> list[int]:
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
 
 
+def _pooled_saturation(results: list[Any]) -> dict[str, Any]:
+    """Saturation of independent runs pooled into one row: saturated if any run was, the largest
+    growth and rise, the unfinished jobs summed (``None`` values when no run could be judged)."""
+    sats = [r.saturation() for r in results]
+    judged = [s for s in sats if s["saturated"] is not None]
+    out: dict[str, Any] = {"saturated": None, "backlog_growth": None, "backlog_rise_sd": None,
+                           "unfinished": int(sum(s["unfinished"] for s in sats))}
+    if judged:
+        out.update(saturated=any(s["saturated"] for s in judged),
+                   backlog_growth=max(s["backlog_growth"] for s in judged),
+                   backlog_rise_sd=max(s["backlog_rise_sd"] for s in judged))
+    return out
+
+
 def _pool(results: list[Any]) -> Any:
     """One :class:`~scheduling.result.SimulationResult` for independent runs: tables concatenated
-    (job ids offset to stay unique), windows laid end to end, integrals summed."""
+    (job ids offset to stay unique), windows laid end to end, integrals summed (its saturation is
+    :func:`_pooled_saturation` of the runs, not of the pooled result)."""
     from ..result import SimulationResult
 
     if len(results) == 1:
@@ -149,7 +167,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
 
     A workload model with episodes (Downey's ``days``) runs that many independent simulations,
     each with a fresh allocator and policy and its own seed (:func:`episode_seeds` of the task's
-    seed), and pools them into one row. ``system_efficiency`` is measured for policies that track
+    seed), and pools them into one row. Saturation (:func:`scheduling.metrics.saturation`) is judged
+    only for endless synthetic streams: a trace or a finite workload gets ``saturated`` NaN (the
+    backlog evidence is kept). ``system_efficiency`` is measured for policies that track
     the work done (``useful_work``, the dynamic ones) and by models with their own metrics."""
     from ..api import simulate
 
@@ -182,7 +202,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             if trace is not None:
                 workload: Any = trace
             else:
-                workload = spec.build(cfg["load"], topology.size)
+                workload = spec.build(cfg["load"], topology.size, allocator)
                 if spec.finite:  # keep the jobs: the model's metrics need their speedups
                     workload = list(workload.jobs(seed))
                     by_id = {j.id: j for j in workload}
@@ -196,9 +216,17 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         wall = time.perf_counter() - t0
         pooled = _pool([r for r, _ in runs])
         summary = pooled.summary()
+        summary.update(_pooled_saturation([r for r, _ in runs]))
+        if trace is not None or (spec is not None and (spec.finite or spec.trace)):
+            # a recorded log or a finite batch is not a stationary stream: a backlog trend there is the
+            # workload's own burst, and its turnaround is the workload's, not the run length's
+            summary["saturated"] = None
         summary.update(_extra_metrics(pooled, useful))
         if model is not None and model.metrics is not None:
             summary.update(model.metrics(runs))
+        offered = (math.nan, math.nan)
+        if spec is not None:
+            offered = spec.offered(cfg["load"], topo.size, allocator)
     except TraceSupportError:
         raise
     except Exception as exc:
@@ -209,7 +237,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         "jobs": cfg["jobs"], "warmup": cfg["warmup"], "seed": cfg["seed"], "sim_seed": task["sim_seed"],
         "workload": work, "kept": summary["jobs"], "unfinished": pooled.unfinished, "duration": pooled.duration,
         "wall_time": wall, "finished_at": time.time(), "version": package_version(), "config": cfg,
-        "fairness": _fairness(pooled.table),
+        "fairness": _fairness(pooled.table), "semantics": SIMULATION_SEMANTICS,
+        "offered_requested": math.nan if offered[0] != offered[0] else offered[0],
+        "offered_granted": math.nan if offered[1] != offered[1] else offered[1],
     }
     for m in METRICS:
         v = summary.get(m)
@@ -226,10 +256,40 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+def _watch_parent(parent: int, interval: float = 0.25) -> None:
+    """Worker initializer: a daemon thread ends this process as soon as its parent ``parent`` is
+    gone (the worker is re-parented, so ``os.getppid()`` changes), e.g. when the command was killed
+    with SIGKILL and could not shut its pool down. Without it the workers would keep running
+    their simulations (and wait for more) until the machine stops them."""
+    import threading
+
+    first = os.getppid()  # ``parent`` itself, or a fork server's pid under other start methods
+
+    def gone() -> bool:
+        if os.getppid() != first:
+            return True
+        if os.name == "posix":  # (os.kill terminates the process on Windows)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                return True
+            except OSError:
+                pass
+        return False
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="topoalloc-parent-watch", daemon=True).start()
+
+
 class LocalExecutor:
     """Worker processes on this machine (``workers``, default ``os.cpu_count()``); with one worker
     or one task, runs in this process. At most ``2 * workers`` tasks are queued at a time, so an
-    interrupted sweep stops promptly and loses only the running tasks."""
+    interrupted sweep stops promptly and loses only the running tasks. A worker exits within a
+    quarter of a second when the process that started it dies (:func:`_watch_parent`)."""
 
     def __init__(self, workers: int | None = None) -> None:
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -242,7 +302,8 @@ class LocalExecutor:
             for t in tasks:
                 yield fn(t)
             return
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)))
+        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), initializer=_watch_parent,
+                                   initargs=(os.getpid(),))
         pending: set[Future] = set()
         it = iter(tasks)
         try:
@@ -319,6 +380,50 @@ class RunStats:
     seconds: float = 0.0
 
 
+def replications_wanted(rows: list[dict[str, Any]], rule: Any) -> int:
+    """How many replications ``rule`` (a count or a :class:`~scheduling.experiments.config.Target`)
+    asks of a point whose stored ``rows`` are ``rows`` (any order). A count is itself. A target
+    replays the rounds :func:`run_points` makes: ``min_runs``, then :func:`replications_needed` of
+    the values of replications ``0 .. n-1`` until it asks for no more than it has; a point with a
+    saturated run stops at the runs it has (at or near saturation its turnaround grows with the
+    run's length: more runs do not make it a property of the system). A result larger than the
+    stored replications means more runs are due."""
+    if isinstance(rule, int):
+        return rule
+    by_rep = {r["replication"]: r for r in rows}
+    ordered = []
+    while len(ordered) in by_rep:
+        ordered.append(by_rep[len(ordered)])
+    n = min(rule.min_runs, rule.max_runs)
+    while n <= len(ordered):
+        head = ordered[:n]
+        if any(r.get("saturated") == 1.0 for r in head):
+            return n
+        need = replications_needed([r[rule.metric] for r in head], rule)
+        if need <= n:
+            return n
+        n = need
+    return n
+
+
+def study_rows(study: Study, store: ResultStore) -> list[dict[str, Any]]:
+    """The stored rows of exactly the configuration ``study`` describes: rows of its points (other
+    jobs, warm-ups, seeds, parameters or simulation semantics have other point ids) and only the
+    replications its rule asks for (:func:`replications_wanted`), in the study's point order, then
+    replication."""
+    plan = study.plan()
+    order = {p.point_id: i for i, (p, _) in enumerate(plan)}
+    by_point: dict[str, list[dict[str, Any]]] = {}
+    for row in store.rows(point_ids=list(order)):
+        by_point.setdefault(row["point_id"], []).append(row)
+    out = []
+    for p, rule in plan:
+        rows = by_point.get(p.point_id, [])
+        want = replications_wanted(rows, rule)
+        out.extend(sorted((r for r in rows if r["replication"] < want), key=lambda r: r["replication"]))
+    return sorted(out, key=lambda r: (order[r["point_id"]], r["replication"]))
+
+
 def replications_needed(values: list[float], target: Any) -> int:
     """How many replications a point needs, given its ``values`` of ``target.metric`` so far: at
     least ``target.min_runs``; then, while the relative 95% half-width exceeds ``target.relative``,
@@ -361,9 +466,7 @@ def run_study(
     time left (default: only when stderr is a terminal). Returns :class:`RunStats`.
     """
     store.save_study(study.name, study.to_json())
-    plan = [(p, exp.target if exp.target is not None else exp.replications)
-            for exp in study.experiments for p in exp.points()]
-    return run_points(plan, store, executor, desc=study.name, progress=progress, on_row=on_row)
+    return run_points(study.plan(), store, executor, desc=study.name, progress=progress, on_row=on_row)
 
 
 def run_points(
@@ -384,13 +487,13 @@ def run_points(
     targets = {p.point_id: want for p, want in plan if not isinstance(want, int)}
     while True:
         tasks, skipped = [], 0
-        values: dict[str, list[float]] = {}
+        stored: dict[str, list[dict[str, Any]]] = {}
         if targets:
             for row in store.rows(point_ids=list(targets)):
-                values.setdefault(row["point_id"], []).append(row[targets[row["point_id"]].metric])
+                stored.setdefault(row["point_id"], []).append(row)
         for p, want in plan:
             if not isinstance(want, int):
-                want = replications_needed(values.get(p.point_id, []), want)
+                want = replications_wanted(stored.get(p.point_id, []), want)
             for r in range(want):
                 if (p.point_id, r) in done:
                     skipped += 1

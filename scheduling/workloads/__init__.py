@@ -18,6 +18,7 @@ from .distributions import (
 )
 from .downey import Downey
 from .ismail_dynamic import ISMAIL_DYNAMIC_EXECUTION, Labelled, ismail_dynamic
+from .offered import LOAD_BASES, granted_ratio, mean_granted_size
 from .swf import (
     SkippedLine,
     SWFError,
@@ -44,6 +45,9 @@ __all__ = [
     "Synthetic",
     "arrival_rate",
     "offered_load",
+    "mean_granted_size",
+    "granted_ratio",
+    "LOAD_BASES",
     "streams",
     "STREAMS",
     "MeshSides",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scheduling.cli import build_parser, main
-from scheduling.experiments import ResultStore, load_study, package_version
+from scheduling.experiments import PlotSpec, ResultStore, load_study, package_version
 from scheduling.experiments import registry as reg
 
 # the seed 002 examples (every examples/*.toml is loaded and run by test_examples_toml.py)
@@ -56,12 +56,12 @@ def test_console_script_is_installed():
 def test_compare_small(tmp_path, capsys):
     out_csv = tmp_path / "table.csv"
     code = main(["compare", "--allocators", "Buddy,FreeList", "--topology", "cube:5", "--loads", "0.4,0.7",
-                 "--replications", "2", *SMALL, "--out", str(out_csv)])
+                 "--replications", "3", *SMALL, "--out", str(out_csv)])
     assert code == 0
     captured = capsys.readouterr()
     out = captured.out
     assert captured.err == ""  # no progress bar when stderr is not a terminal
-    assert "120 jobs per run (first 10 discarded), 2 replications, seed 0" in out
+    assert "120 jobs per run (first 10 discarded), 3 replications, seed 0" in out
     rows = table_lines(out)
     assert len(rows) == 2 * 2 * 2
     assert all("cube:5" in r and "±" in r for r in rows)
@@ -69,7 +69,7 @@ def test_compare_small(tmp_path, capsys):
     with open(out_csv) as fh:
         written = list(csv.DictReader(fh))
     assert len(written) == 8 and float(written[0]["utilization_mean"]) > 0
-    assert written[0]["replications"] == "2"
+    assert written[0]["replications"] == "3"
 
 
 def test_compare_store_resumes(tmp_path, capsys):
@@ -80,7 +80,7 @@ def test_compare_store_resumes(tmp_path, capsys):
     first = capsys.readouterr().out
     assert main(args) == 0
     second = capsys.readouterr().out
-    assert "0 simulations" in second and "4 already in" in second
+    assert "0 simulations" in second and f"4 of 4 simulations loaded from {store}" in second
     assert table_lines(first) == table_lines(second)
     assert len(ResultStore(store)) == 4
 
@@ -159,6 +159,11 @@ def test_sweep_plot_export(tmp_path, capsys):
     assert main(["export", str(store), str(out_csv)]) == 0
     with open(out_csv) as fh:
         assert len(list(csv.DictReader(fh))) == 2 * 5 * 2 * 2  # variants x policies x loads x replications
+    no_timing = tmp_path / "rows-nt.csv"
+    assert main(["export", str(store), str(no_timing), "--no-timing"]) == 0
+    head = no_timing.read_text().splitlines()[0].split(",")
+    assert "wall_time" not in head and "finished_at" not in head and "semantics" in head
+    assert out_csv.read_text().splitlines()[0].endswith(",wall_time,finished_at")
     assert main(["plot", str(tmp_path / "missing.sqlite")]) == 2
     assert main(["export", str(store), str(tmp_path / "rows.json")]) == 2
 
@@ -226,3 +231,36 @@ def test_stored_run_reads_back_what_run_stored(tmp_path, monkeypatch):
     assert len(run.rows) == 2 * len(points)  # every point, both replications
     assert [s.n for s in run.summaries] == [2] * len(points)
     assert [r["replication"] for r in run.rows[:2]] == [0, 1]
+
+
+def test_run_then_a_longer_run_shows_and_draws_only_the_longer_one(tmp_path, capsys, monkeypatch):
+    """The README's preview-then-full-run workflow on one store: the second table and its figures
+    hold only the second configuration's rows."""
+    from scheduling import plots
+
+    good = tmp_path / "good.toml"
+    good.write_text('name = "good"\ntopology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["RSR-0", "RSR-1"]\n'
+                    'loads = [0.5]\njobs = 300\nwarmup = 30\nreplications = 3\n')
+    store = tmp_path / "R.sqlite"
+    base = ["run", str(good), "--store", str(store), "--workers", "1", "--no-progress", "--no-plots"]
+    assert main(base) == 0
+    capsys.readouterr()
+    assert main([*base, "--jobs", "600"]) == 0
+    out = capsys.readouterr().out
+    assert len(table_lines(out)) == 2 and "0 of 6 simulations loaded" in out
+    class NoFigure:
+        def savefig(self, *args, **kwargs):
+            pass
+
+    drawn = []
+
+    def load_figure(summaries, *args, **kwargs):
+        drawn.append(list(summaries))
+        return NoFigure()
+
+    monkeypatch.setattr(plots, "load_figure", load_figure)
+    plots.study_figures(ResultStore(store), tmp_path, specs=[PlotSpec("load")])
+    (summaries,) = drawn
+    assert len(summaries) == 2 and {s.n for s in summaries} == {3}
+    rows = ResultStore(store).rows(point_ids=[s.point_id for s in summaries])
+    assert {r["jobs"] for r in rows} == {600}

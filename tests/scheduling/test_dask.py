@@ -66,7 +66,7 @@ def test_dask_resumes_like_local(client, tmp_path):
 
 
 def test_cli_dask_address_matches_local(client, capsys):
-    args = ["compare", "--allocators", "Buddy", "--topology", "cube:4", "--loads", "0.5", "--replications", "2",
+    args = ["compare", "--allocators", "Buddy", "--topology", "cube:4", "--loads", "0.5", "--replications", "3",
             "--jobs", "80", "--warmup", "8", "--no-progress"]
     assert main(args + ["--workers", "1"]) == 0
     local = capsys.readouterr().out

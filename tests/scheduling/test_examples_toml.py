@@ -342,8 +342,9 @@ def test_topoalloc_run_prints_the_files_table(tmp_path, capsys):
     header = next(line for line in text.splitlines() if line.startswith("topology"))
     assert "90th pct slowdown" in header and "CV of cluster size" in header and "S_e" not in header
     assert "every job of the workload per run" in text
-    assert out_csv.read_text().splitlines()[0].endswith("p90_slowdown_mean,p90_slowdown_half_width,"
-                                                        "cv_cluster_size_mean,cv_cluster_size_half_width")
+    assert out_csv.read_text().splitlines()[0].endswith(
+        "p90_slowdown_mean,p90_slowdown_half_width,p90_slowdown_low,p90_slowdown_high,"
+        "cv_cluster_size_mean,cv_cluster_size_half_width,cv_cluster_size_low,cv_cluster_size_high")
 
 
 # -- seed 004: a recorded trace, gang policies with parameters, per-class tables --------------------

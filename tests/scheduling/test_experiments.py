@@ -250,11 +250,16 @@ def test_aggregate_is_the_confidence_interval_of_the_rows():
     assert [(s.policy, s.load) for s in summaries] == [("RSR-0", 0.4), ("RSR-0", 0.7), ("RSR-1", 0.4), ("RSR-1", 0.7)]
     s = summaries[1]
     vals = [r["mean_turnaround"] for r in store.rows() if r["point_id"] == s.point_id]
-    assert s["mean_turnaround"] == confidence_interval(vals) and s.n == 2
+    assert s["mean_turnaround"] == confidence_interval(vals, "positive") and s.n == 2
     table = format_table(summaries)
     lines = table.splitlines()
-    assert "mean turnaround" in lines[0] and "S_e" in lines[0] and len(lines) == 2 + 4
-    assert all("±" in line for line in lines[2:])
+    assert "mean turnaround" in lines[0] and "S_e" in lines[0] and lines[2 + 4] == ""
+    # two replications: no interval (t = 12.7), and the table says why
+    assert all("±" not in line and "[" not in line for line in lines[2:6])
+    assert "no interval where n < 3" in lines[7]
+    three = aggregate(store.rows() + [{**r, "replication": 2} for r in store.rows()[::2]],
+                      order=[p.point_id for p in study.points()])
+    assert all("±" in line or "[" in line for line in format_table(three, notes=False).splitlines()[2:])
 
 
 def test_fairness_curves_bin_mesh_sizes_and_keep_cube_sizes():
@@ -436,3 +441,174 @@ def test_gang_policies_keep_assignment_and_quanta_under_new_parameters():
     assert (pol.name, pol.quanta_mode, pol.switch_cost) == ("Gang-Vanilla-Rho-T-3000", "rho", 16.0)
     pol = registry.make_policy("Gang-Migrate-Root", {"assignment": "weight", "cycle": 300})
     assert (pol.name, pol._assignment) == ("Gang-Migrate-Root-Weight-T-300", "weight")
+
+
+# -- worker processes die with the command ----------------------------------------------------------
+def _children(pid):
+    out = []
+    for stat in __import__("glob").glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.split("/")[2]))
+    return out
+
+
+def _alive(pid):
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited (only its exit status is left)
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads /proc (Linux)")
+def test_workers_exit_when_the_command_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    # slow simulations (free-list allocation on a 10-cube) so the workers are busy when the command dies
+    cmd = [sys.executable, "-m", "scheduling.cli", "compare", "--topology", "cube:10", "--allocators", "FreeList",
+           "--loads", "0.5", "--replications", "4", "--jobs", "100000", "--workers", "2", "--no-progress",
+           "--store", str(tmp_path / "k.sqlite")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    workers = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            workers = _children(proc.pid)
+        assert len(workers) >= 2, "the command did not start its workers"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers), "workers outlived the killed command"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:  # whatever the outcome, leave nothing running
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)
+
+
+def test_a_trace_runs_once_whatever_the_replications_and_says_why(tiny_trace, capsys):
+    from scheduling.cli import _sizes_line
+
+    study = study_from_dict({"topology": "flat:16", "allocators": ["FlatPool"], "policies": ["FCFS"],
+                             "replications": 3, "workload": {"model": {"name": "Trace", "file": "tiny"}}})
+    for s in (study, study.with_overrides(replications=5)):
+        store = ResultStore()
+        assert run_study(s, store, LocalExecutor(1), progress=False).ran == 1  # replays are identical
+        (summary,) = aggregate(store.rows())
+        assert summary.n == 1 and math.isnan(summary["mean_turnaround"].half_width)
+    assert "one run per point (a recorded trace replays identically" in _sizes_line(study)
+
+
+# -- offered load: requested and granted processors (seed 002 §4.1, the 2D buddy) -------------------
+def test_buddy2d_is_offered_its_granted_squares_and_the_tables_say_so():
+    from scheduling.experiments.report import format_table
+
+    base = {"topology": "mesh:32x32", "allocators": ["Buddy2D", "FirstFit"], "policies": ["RSR-1"], "loads": [0.2],
+            "jobs": 4000, "warmup": 400, "replications": 1, "seed": 5}
+    squares = {"sizes": {"name": "Squares", "max_side": 32}}
+    req = study_from_dict({**base, "workload": squares})
+    granted = study_from_dict({**base, "workload": {**squares, "load_basis": "granted"}})
+    rows = {}
+    for name, study in (("requested", req), ("granted", granted)):
+        store = ResultStore()
+        run_study(study, store, LocalExecutor(1), progress=False)
+        rows[name] = {r["allocator"]: r for r in store.rows()}
+    b_req, b_gr = rows["requested"]["Buddy2D"], rows["granted"]["Buddy2D"]
+    # mean square 357.5 requested, 585.2 granted: the nominal load offers the buddy 1.64x in occupied processors
+    assert b_req["offered_requested"] == 0.2 and b_req["offered_granted"] == pytest.approx(0.2 * 585.15625 / 357.5)
+    assert b_req["utilization"] == pytest.approx(b_req["offered_granted"], abs=0.03)
+    # read as seed 002 §4.1 does ("load approximately equals utilisation before saturation"): the granted mean
+    assert b_gr["offered_granted"] == 0.2 and b_gr["utilization"] == pytest.approx(0.2, abs=0.03)
+    # first fit grants the request: both bases offer it the same load
+    ff_req, ff_gr = rows["requested"]["FirstFit"], rows["granted"]["FirstFit"]
+    assert ff_req["offered_granted"] == ff_gr["offered_granted"] == ff_gr["offered_requested"] == 0.2
+    store = ResultStore()
+    run_study(req, store, LocalExecutor(1), progress=False)
+    table = format_table(aggregate(store.rows()))
+    assert "granted load" in table.splitlines()[0] and "0.327" in table and "granted load: the work" in table
+    with pytest.raises(ConfigError, match="load_basis"):
+        study_from_dict({**base, "workload": {"load_basis": "occupied"}})
+
+
+def test_compare_runs_every_mesh_allocator_on_one_job_stream():
+    study, _ = compare_study(topologies=["mesh:32x32"], loads=[0.2], replications=2, jobs=200, warmup=20)
+    (exp,) = study.experiments
+    points = exp.points()
+    assert len({canonical(p.workload) for p in points}) == 1  # Buddy2D too: the same rectangles
+    assert len({p.sim_seed(0) for p in points}) == 1  # and the same seeds: common random numbers
+
+
+def canonical(obj):
+    from scheduling.experiments.config import canonical_json
+
+    return canonical_json(obj)
+
+
+# -- saturation -------------------------------------------------------------------------------------
+def test_saturated_points_are_flagged_in_rows_and_tables():
+    study = study_from_dict({"topology": "cube:8", "allocators": ["Buddy"], "policies": ["RSR-0", "RSR-1"],
+                             "loads": [0.5, 1.0], "jobs": 3000, "warmup": 300, "replications": 3, "seed": 2})
+    store = ResultStore()
+    run_study(study, store, LocalExecutor(1), progress=False)
+    summaries = {(s.policy, s.load): s for s in aggregate(store.rows())}
+    assert summaries[("RSR-0", 1.0)].saturated and summaries[("RSR-1", 1.0)].saturated
+    assert not summaries[("RSR-0", 0.5)].saturated_runs and not summaries[("RSR-1", 0.5)].saturated_runs
+    lines = format_table(list(summaries.values())).splitlines()
+    sat = [line for line in lines if "  1  " in line]
+    assert len(sat) == 2 and all(" yes " in line and " sat " in line for line in sat)
+    assert any(line.startswith("sat: saturated") for line in lines)
+
+
+def test_saturation_loads_bracket_the_papers_headline():
+    """Seed 002 §4.2: on the 8-cube with buddy, RSR-0 saturates near 0.67 utilisation while RSR-1
+    carries loads past 0.8 (issue 12's long runs: 0.838)."""
+    from scheduling.experiments.saturation import format_saturation, saturation_loads
+
+    study = study_from_dict({"topology": "cube:8", "allocators": ["Buddy"], "policies": ["RSR-0", "RSR-1"],
+                             "loads": [0.6], "jobs": 6000, "warmup": 500, "replications": 2, "seed": 2})
+    store = ResultStore()
+    run_study(study, store, LocalExecutor(1), progress=False)
+    found = {s.policy: s for s in saturation_loads(study, store, LocalExecutor(1), tolerance=0.04, jobs=6000)}
+    r0, r1 = found["RSR-0"], found["RSR-1"]
+    assert 0.6 <= r0.stable < r0.saturated <= 0.75 and r0.capacity == pytest.approx(0.67, abs=0.03)
+    assert 0.8 <= r1.stable < r1.saturated <= 0.92 and r1.capacity > 0.8
+    assert r0.saturated - r0.stable <= 0.04 and r1.saturated - r1.stable <= 0.04
+    again = saturation_loads(study, store, LocalExecutor(1), tolerance=0.04, jobs=6000)  # stored probes are reused
+    assert [(s.stable, s.saturated) for s in again] == [(r0.stable, r0.saturated), (r1.stable, r1.saturated)]
+    assert "RSR-1" in format_saturation(again)
+
+
+def test_a_trace_is_not_judged_saturated_and_its_table_says_why_there_is_no_interval(tiny_trace):
+    store = ResultStore()
+    run_study(_trace_study(), store, LocalExecutor(1), progress=False)
+    assert all(math.isnan(r["saturated"]) for r in store.rows())  # a log's bursts are not a saturation
+    table = format_table(aggregate(store.rows()))
+    assert "trace: one run per point, no interval" in table and "n < 3" not in table
+
+
+def test_the_default_compare_says_how_its_numbers_are_obtained():
+    from scheduling.cli import _sizes_line
+
+    study, _ = compare_study()
+    for exp in study.experiments:
+        assert exp.jobs == 5000 and exp.warmup == 500 and exp.replication_rule == compare_defaults.COMPARE_TARGET
+        assert exp.replication_rule.relative == 0.05 and exp.replication_rule.min_runs >= 3
+    line = _sizes_line(study)
+    assert "5000 jobs per run (first 500 discarded)" in line and "within ±5% of its mean (3 to 10" in line
+    fixed, _ = compare_study(replications=4, jobs=800)
+    assert {e.replication_rule for e in fixed.experiments} == {4} and {e.warmup for e in fixed.experiments} == {80}

@@ -39,3 +39,76 @@ def test_fairness_groups_by_requested_size():
     f = fairness(t)
     assert f["size"].tolist() == [4, 8] and f["mean_turnaround"].tolist() == [2.0, 1.0]
     assert f["jobs"].tolist() == [2, 1]
+
+
+# -- intervals that respect the metric ----------------------------------------------------------------
+def test_fraction_intervals_stay_in_zero_one_and_positive_ones_above_zero():
+    from scheduling.metrics import MIN_INTERVAL_REPLICATIONS
+
+    e = confidence_interval([0.95, 0.99, 1.0], "fraction")
+    assert e.high == 1.0 and e.low > 0.9 and not e.symmetric and e.mean + e.half_width > 1.0
+    e = confidence_interval([0.02, 0.0, 0.01], "fraction")
+    assert e.low == 0.0
+    e = confidence_interval([2.0, 3.0, 400.0], "positive")  # a symmetric interval would reach below zero
+    assert 0 < e.low < e.mean < e.high and math.log(e.high / e.mean) == pytest.approx(math.log(e.mean / e.low))
+    e = confidence_interval([10.0, 11.0, 12.0], "positive")
+    assert e.symmetric and e.low == pytest.approx(11.0 - e.half_width)
+    lo, hi = e.log_interval()  # bars on a log axis: symmetric in log
+    assert lo * hi == pytest.approx(11.0**2) and lo > 0
+    assert not confidence_interval([1.0, 2.0]).drawable and confidence_interval([1.0, 2.0, 3.0]).drawable
+    assert MIN_INTERVAL_REPLICATIONS == 3
+    with pytest.raises(ValueError, match="kind"):
+        confidence_interval([1.0, 2.0], "bounded")
+
+
+# -- saturation -----------------------------------------------------------------------------------------
+def _cube(policy, load, seed, jobs=10_000):
+    from scheduling import simulate
+    from scheduling.workloads import CubeDims, Exponential, Synthetic
+    from topoalloc import Buddy
+    from topologies import Hypercube
+
+    w = Synthetic(CubeDims(7), Exponential(5.0), load=load, machine_size=256)
+    return simulate(Buddy(Hypercube(8)), policy, w, jobs=jobs, warmup=500, seed=seed)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_seed002_cube_rsr0_saturates_at_0_8_and_rsr1_does_not(seed):
+    """Seed 002 §4.2 (Fig. 2): on the 8-cube with buddy, RSR-0 saturates near 0.67 utilisation, RSR-1
+    carries loads past 0.8."""
+    r0, r1 = _cube("RSR-0", 0.8, seed), _cube("RSR-1", 0.8, seed)
+    s0, s1 = r0.summary(), r1.summary()
+    assert s0["saturated"] is True and s1["saturated"] is False
+    assert s0["backlog_growth"] > 0.1 and s0["unfinished"] > 500 and s0["utilization"] < 0.72  # flat below 0.8
+    assert abs(s1["backlog_growth"]) < 0.02 and s1["unfinished"] < 200
+
+
+def test_the_readme_headline_at_0_7_is_saturated_and_a_stable_load_is_not():
+    from scheduling import simulate
+    from scheduling.workloads import Exponential, MeshSides, Synthetic
+    from topoalloc import FrameSliding
+    from topologies import Mesh
+
+    def run(load):
+        w = Synthetic(MeshSides(32, 32), Exponential(5.0), load=load, machine_size=1024)
+        return simulate(FrameSliding(Mesh(32, 32)), "RSR-1", w, jobs=5000, warmup=500, seed=1).summary()
+
+    hot, ok = run(0.7), run(0.3)
+    assert hot["saturated"] and hot["utilization"] < 0.45 and hot["backlog_growth"] > 0.3
+    assert ok["saturated"] is False and ok["utilization"] == pytest.approx(0.3, abs=0.03)
+
+
+def test_saturation_needs_enough_jobs_and_reads_a_growing_backlog():
+    from scheduling.metrics import saturation
+
+    assert saturation(np.zeros(10, int), 0)["saturated"] is None
+    assert saturation(np.zeros(100, int), 0) == {"saturated": False, "backlog_growth": 0.0, "backlog_rise_sd": 0.0,
+                                                 "unfinished": 0}
+    rng = np.random.default_rng(3)
+    steady = rng.poisson(30, 2000)
+    assert not saturation(steady, 30)["saturated"]
+    slow = steady + np.arange(2000) // 200  # grows, but by 1 job in 200 arrivals: below the 1% threshold
+    assert not saturation(slow, 40)["saturated"]
+    fast = steady + np.arange(2000) // 20
+    s = saturation(fast, 130)
+    assert s["saturated"] and s["backlog_growth"] == pytest.approx(0.05, abs=0.005) and s["backlog_rise_sd"] > 4

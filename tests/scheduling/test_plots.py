@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("matplotlib", reason="plots need matplotlib (topoalloc[plot])")
+matplotlib = pytest.importorskip("matplotlib", reason="plots need matplotlib (topoalloc[plot])")
 
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
@@ -50,6 +50,53 @@ def errorbars(ax):
     return [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
 
 
+def legend_texts(fig):
+    return [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+
+
+def bar_ends(container):
+    """The finite y values of an errorbar container's bar ends."""
+    if not container.lines[2]:
+        return np.empty(0)
+    segs = [np.asarray(seg, dtype=float).reshape(-1, 2)[:, 1] for seg in container.lines[2][0].get_segments()]
+    ends = np.concatenate(segs) if segs else np.empty(0)
+    return ends[np.isfinite(ends)]
+
+
+FRACTION_LABELS = {"utilisation", "S_e", "fraction folded", "system efficiency"}
+
+
+def check_readable(fig):
+    """What a reader needs from a figure, as far as matplotlib can tell: no two series share colour
+    and marker (one series keeps its style in every panel); legends do not cover any axes; bar ends
+    stay inside the metric's range (fractions in [0, 1], positive on a log axis)."""
+    fig.canvas.draw()
+    styles = {}
+    for ax in fig.axes:
+        for c in errorbars(ax):
+            line = c.lines[0]
+            style = (matplotlib.colors.to_hex(line.get_color()), line.get_marker())
+            label = c.get_label()
+            assert styles.setdefault(label, style) == style, f"{label} changes style between panels"
+    assert len(set(styles.values())) == len(styles), f"two series share colour and marker: {styles}"
+    renderer = fig.canvas.get_renderer()
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    for leg in legends:
+        box = leg.get_window_extent(renderer)
+        for ax in fig.axes:
+            assert not box.overlaps(ax.get_window_extent(renderer)), "a legend covers the data"
+    for ax in fig.axes:
+        for c in errorbars(ax):
+            if not c.lines[2]:
+                continue
+            ends = bar_ends(c)
+            if ax.get_ylabel() in FRACTION_LABELS:
+                assert ends.min(initial=0) >= 0 and ends.max(initial=1) <= 1, ax.get_ylabel()
+            if ax.get_yscale() == "log":
+                assert (ends > 0).all()
+    return styles
+
+
 def test_load_figure_one_curve_per_configuration(tmp_path):
     fig = plots.load_figure(grid(), "mean_turnaround", logy=True, title="t")
     rendered(fig, tmp_path)
@@ -58,12 +105,20 @@ def test_load_figure_one_curve_per_configuration(tmp_path):
     assert len(bars) == 2  # RSR-0 and RSR-1
     assert ax.get_xlabel() == "offered load" and ax.get_ylabel() == "mean turnaround"
     assert ax.get_yscale() == "log" and ax.get_title() == "a"
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["RSR-0", "RSR-1"]
+    assert legend_texts(fig) == ["RSR-0", "RSR-1"] and fig.get_suptitle() == "t"
     x, y = bars[1].lines[0].get_data()
-    assert list(x) == [0.2, 0.4, 0.6] and y[0] == pytest.approx(5 + 2 + 1)
-    # confidence bars: one segment per point, as long as twice the half-width
+    assert list(x) == pytest.approx([0.2, 0.4, 0.6], abs=0.03) and y[0] == pytest.approx(5 + 2 + 1)
+    x0, _ = bars[0].lines[0].get_data()
+    assert all(a < b for a, b in zip(x0, x, strict=True))  # offset so the bars at one load stay apart
+    # on a log axis the bars are the interval of the log: mean * exp(±hw / mean)
     segs = bars[0].lines[2][0].get_segments()
-    assert len(segs) == 3 and segs[0][1][1] - segs[0][0][1] == pytest.approx(2.0)
+    lo, hi = segs[0][0][1], segs[0][1][1]
+    assert len(segs) == 3 and lo == pytest.approx(7 * np.exp(-1 / 7)) and hi == pytest.approx(7 * np.exp(1 / 7))
+    check_readable(fig)
+    fig = plots.load_figure(grid(), "mean_turnaround")
+    segs = errorbars(fig.axes[0])[0].lines[2][0].get_segments()
+    assert segs[0][1][1] - segs[0][0][1] == pytest.approx(2.0)  # linear axis: mean ± half-width
+    assert fig.get_suptitle() == "mean turnaround vs offered load"  # the title names the metric
 
 
 def test_load_figure_panels(tmp_path):
@@ -72,8 +127,8 @@ def test_load_figure_panels(tmp_path):
     rendered(fig, tmp_path)
     assert [ax.get_title() for ax in fig.axes] == ["uniform", "normal"]
     assert [len(errorbars(ax)) for ax in fig.axes] == [4, 4]
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert labels == ["Buddy RSR-0", "Buddy RSR-1", "GrayCode RSR-0", "GrayCode RSR-1"]
+    assert legend_texts(fig) == ["Buddy RSR-0", "Buddy RSR-1", "GrayCode RSR-0", "GrayCode RSR-1"]  # one legend
+    check_readable(fig)
     fig = plots.load_figure(data, panels="allocator")
     assert [ax.get_title() for ax in fig.axes] == ["Buddy", "GrayCode"]
     assert len(errorbars(fig.axes[0])) == 4  # 2 experiments x 2 policies
@@ -93,6 +148,7 @@ def test_utilization_figure(tmp_path):
     assert len(errorbars(util)) == 2
     assert any(line.get_linestyle() == ":" for line in util.lines)  # the utilisation = load reference
     assert all(ax.get_ylim()[1] <= 1.05 for ax in fig.axes)
+    check_readable(fig)
 
 
 def test_fairness_figure(tmp_path):
@@ -108,6 +164,8 @@ def test_fairness_figure(tmp_path):
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
     assert ax.get_xlabel() == "requested processors" and ax.get_ylabel() == "mean turnaround"
     assert ax.get_title() == "a (load 0.7)"
+    assert "mean turnaround" in fig.get_suptitle()
+    check_readable(fig)
 
 
 def test_occupancy_mesh_small_multiples(tmp_path):
@@ -187,3 +245,59 @@ def test_study_figures_from_a_store(tmp_path):
     assert len(fairness_curves(store.rows(), load=0.7)) == 2
     with pytest.raises(KeyError, match="no study 'other'"):
         plots.study_figures(store, tmp_path, study="other")
+
+
+def gang_curves():
+    """Seed 004 Fig. 3's shape: EASY alone, then two panels of 12 gang schedulers each."""
+    curves = []
+    size = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    pols = [f"Gang-{k}(cycle={c}, switch_cost={{s}})" for k in ("Vanilla", "PushDown-Weight", "Migrate-Root",
+                                                                  "Migrate-Leaves") for c in (300, 1000, 3000)]
+    for exp, alloc, names in (("g/EASY", "FlatPool", ["EASY"]), ("g/switch 1 s", "DHCTree", pols),
+                              ("g/switch 16 s", "DHCTree", pols)):
+        for i, name in enumerate(names):
+            point = summary(exp, alloc, name.format(s=exp.split()[1]) if "{" in name else name, None, 10.0)
+            curves.append(FairnessCurve(point, size, size * (i + 1), np.full(5, 2.0), np.full(5, 10), False,
+                                        np.full(5, 1)))
+    return curves
+
+
+def test_twelve_series_keep_their_own_colour_and_marker(tmp_path):
+    fig = plots.fairness_figure(gang_curves(), title="seed 004: mean turnaround (response time) by size")
+    rendered(fig, tmp_path)
+    styles = check_readable(fig)
+    assert len(styles) == 13 and len({colour for colour, _ in styles.values()}) == 13  # no colour repeats
+    # the parameter all curves of a panel share moves to its title: one legend entry per scheduler
+    assert [ax.get_title() for ax in fig.axes] == ["EASY", "switch 1 s (switch_cost=1)", "switch 16 s (switch_cost=16)"]
+    assert "Gang-Vanilla(cycle=300)" in legend_texts(fig) and len(fig.legends) == 1
+    assert "no bar: fewer than 3 replications" in legend_texts(fig)  # one run (a trace): no interval
+    assert all(len(bar_ends(c)) == 0 for c in errorbars(fig.axes[1]))
+
+
+def sat_summary(load, turn, sat_runs, util_values):
+    from scheduling.metrics import confidence_interval
+
+    est = {"mean_turnaround": confidence_interval([turn - 1, turn, turn + 1], "positive"),
+           "utilization": confidence_interval(util_values, "fraction"),
+           "effectiveness": confidence_interval([0.9, 0.95, 1.0], "fraction")}
+    return PointSummary(f"p{load}", "e/a", "cube:8", "Buddy", "RSR-0", load, {}, 3, est, sat_runs)
+
+
+def test_saturated_points_are_cut_off_and_bounded_bars_stay_in_range(tmp_path):
+    pts = [sat_summary(0.2, 6.0, 0, [0.19, 0.2, 0.21]), sat_summary(0.6, 20.0, 0, [0.58, 0.6, 0.62]),
+           sat_summary(0.8, 900.0, 3, [0.66, 0.67, 0.68]), sat_summary(0.9, 2000.0, 2, [0.97, 0.99, 1.0])]
+    fig = plots.load_figure(pts, logy=True)
+    rendered(fig, tmp_path)
+    (bars,) = errorbars(fig.axes[0])
+    assert list(bars.lines[0].get_data()[0]) == [0.2, 0.6]  # the curve stops before the first saturated load
+    hollow = [line for line in fig.axes[0].lines if line.get_markerfacecolor() == "none"]
+    assert len(hollow) == 1 and list(hollow[0].get_data()[0]) == [0.8, 0.9]
+    assert "saturated (off the scale)" in legend_texts(fig)
+    check_readable(fig)
+    fig = plots.utilization_figure(pts)
+    rendered(fig, tmp_path, "util.png")
+    (util,) = errorbars(fig.axes[0])
+    assert len(util.lines[0].get_data()[0]) == 4  # utilisation of a saturated run is its capacity: drawn
+    assert bar_ends(util).max() == 1.0  # 0.987 ± 0.038 clipped to the metric's range
+    assert "saturated run (hollow mark)" in legend_texts(fig)
+    check_readable(fig)
