@@ -11,7 +11,16 @@ from scheduling.actions import Resume, Start, Suspend, Timer
 from scheduling.api import simulate
 from scheduling.gang_metrics import class_table, format_class_table, job_classes, job_metrics, normalized_response
 from scheduling.jobs import Job
-from scheduling.policies.gang import VARIANTS, Gang, GangError, job_class, rho_quanta, served_classes
+from scheduling.policies.gang import (
+    SWITCH_CHARGES,
+    TREES,
+    VARIANTS,
+    Gang,
+    GangError,
+    job_class,
+    rho_quanta,
+    served_classes,
+)
 from scheduling.simulator import Simulator
 from scheduling.workloads import TraceNotFoundError, load_swf, trace_path
 from topoalloc import DHCTree, FlatPool
@@ -61,6 +70,12 @@ def test_bad_parameters_name_the_value():
         Gang(cycle=100.0, switch_cost=16.0).bind(DHCTree(Flat(320)))
     with pytest.raises(TypeError, match="DHCTree"):
         Gang().bind(FlatPool(Flat(8)))
+    with pytest.raises(GangError, match="'sideways'"):
+        Gang("pushdown", trees="sideways")
+    with pytest.raises(GangError, match="migration switches the trees|switch together"):
+        Gang("migrate-root", trees="independent")
+    with pytest.raises(GangError, match="'always'"):
+        Gang(switch_charge="always")
 
 
 # -- mechanics on hand-made workloads ------------------------------------------------------------
@@ -70,7 +85,7 @@ def test_slices_rotate_between_classes():
     r = by_id(run(4, pol, jobs))
     assert (r[0]["start"], r[0]["end"]) == (0.0, 19.0)  # 1-s slices, alternating, slot 1 skipped
     assert (r[1]["start"], r[1]["end"]) == (1.0, 20.0)
-    slots = [s for _, s in pol.history]
+    slots = [s for _, s, _ in pol.history]
     assert slots[:6] == [0, 2, 0, 2, 0, 2]  # class i -> i - 1 modulo L, empty slot 1 skipped
     assert pol.stats[0].resumes == 9 and pol.stats[0].suspended == pytest.approx(9.0)
 
@@ -116,6 +131,69 @@ def test_small_tree_of_the_forest_serves_two_slots_per_cycle():
     assert by_id(run(320, ff, jobs))[1]["end"] > 150.0  # first fit: left tree, alternates with the 256 job
 
 
+def test_push_down_trees_of_a_forest_switch_independently():
+    # 12 = 8 + 4. Tree 0: X (8 processors, its root) and Z (1 processor, pushed down under X into
+    # slots 0-2); tree 1: Y (4 processors, its root). §2.6: under push-down the trees proceed
+    # independently, so Y runs in every slot of its own rotation (W, pushed down, and 2; 1 and 0
+    # have no work) and never waits for tree 0; switching together, Y idles while tree 0 serves
+    # classes 1 and 0 (tree 1 then serves classes 1 and 0 too, which it has no jobs of).
+    jobs = [Job(0, 0.0, 8, 50.0), Job(1, 0.0, 4, 20.0), Job(2, 0.0, 1, 50.0)]
+    ind = _Checked("pushdown", cycle=10.0, switch_cost=0.0, assignment="weight", record=True)
+    tog = _Checked("pushdown", cycle=10.0, switch_cost=0.0, assignment="weight", trees="together", record=True)
+    ri, rt = by_id(run(12, ind, jobs)), by_id(run(12, tog, jobs))
+    assert ind.tree_mode == "independent" and ind.name == "Gang-PushDown-Weight-T-10"
+    assert tog.name == "Gang-PushDown-Weight-Together-T-10"
+    assert ind.stats[1].partition == 4 and ri[1]["end"] == 20.0 and ind.stats[1].suspended == 0.0
+    assert rt[1]["end"] > 40.0 and tog.stats[1].suspended > 20.0
+    # the two trees switch at their own times: tree 1 alternates W (4) and 2 while tree 0 goes 4, 3, 2, 1, 0
+    tree1 = [s for _, s, t in ind.history if t == 1][:6]
+    tree0 = [s for _, s, t in ind.history if t == 0][:6]
+    assert tree1 == [4, 2, 4, 2, 4, 2] and tree0 == [4, 3, 2, 1, 0, 4]
+    assert all(t is None for _, _, t in tog.history)
+
+
+def test_independent_trees_meet_for_the_whole_machine_slot():
+    # as above plus a 12-processor job W: it runs alone, in whole-machine slots, each of which
+    # comes once every tree has completed a rotation; Y waits only while W runs.
+    jobs = [Job(0, 0.0, 8, 60.0), Job(1, 0.0, 4, 60.0), Job(2, 0.0, 1, 60.0), Job(3, 0.0, 12, 5.0)]
+    pol = _Checked("pushdown", cycle=10.0, switch_cost=0.0, assignment="weight", record=True)
+    r = by_id(run(12, pol, jobs))
+    whole = [time for time, s, t in pol.history if t is None]
+    assert all(s == 4 for _, s, t in pol.history if t is None) and len(whole) == 3
+    assert r[3]["end"] == pytest.approx(whole[-1] + 1.0)  # 2 + 2 + 1 s of service in three slots
+    assert pol.stats[1].suspended == pytest.approx(5.0)  # Y is paused only for W's 5 s
+    for a, b in zip(whole, whole[1:], strict=False):  # between two whole slots tree 0 serves class 0
+        assert any(a < time < b and s == 0 and t == 0 for time, s, t in pol.history)
+
+
+def test_trees_are_the_same_on_a_power_of_two():
+    jobs = _random_jobs(3, 150, 16)
+    a = run(16, Gang("pushdown", cycle=8.0, switch_cost=0.3, trees="together"), jobs)
+    b = run(16, Gang("pushdown", cycle=8.0, switch_cost=0.3, trees="independent"), jobs)
+    np.testing.assert_array_equal(a.table, b.table)
+
+
+def test_every_slot_charging_also_charges_first_dispatches_and_jobs_running_on():
+    jobs = [Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0)]
+    pol = Gang("vanilla", cycle=3.0, switch_cost=0.5, switch_charge="every-slot")
+    r = by_id(run(4, pol, jobs))
+    # as under "resumed" (37, 38), except that B's first dispatch, at the switch at t = 1, pays 0.5
+    # (A's, at t = 0 on an idle machine, is no switch): B ends 0.5 s later
+    assert pol.name == "Gang-Vanilla-EverySlot-T-3"
+    assert r[0]["end"] == pytest.approx(37.0) and r[1]["end"] == pytest.approx(38.5)
+    assert pol.stats[1].overhead == pytest.approx(9.5) and pol.stats[1].resumes == 18
+    # push-down: the 1-processor job, in the idle right half, runs in every slot; under "resumed" it
+    # never pays, under "every-slot" it pays 0.25 s at each switch to another slot (12 of them: ends at 13)
+    jobs = [Job(0, 0.0, 2, 3.0), Job(1, 0.0, 1, 10.0)]
+    kw = dict(cycle=3.0, switch_cost=0.25, assignment="weight")
+    resumed = Gang("pushdown", **kw)
+    every = Gang("pushdown", switch_charge="every-slot", **kw)
+    r, e = by_id(run(4, resumed, jobs)), by_id(run(4, every, jobs))
+    assert r[1]["end"] == pytest.approx(10.0) and resumed.stats[1].overhead == 0.0
+    assert e[1]["end"] == pytest.approx(13.0) and every.stats[1].overhead == pytest.approx(3.0)
+    assert every.stats[1].resumes == 0  # charged, never swapped out
+
+
 def test_whole_machine_class_runs_alone_in_the_top_slot():
     # a 300-processor job is class 9 on 320 = 256 + 64: the whole machine, in slot 9 only (§2.6)
     jobs = [Job(0, 0.0, 300, 5.0), Job(1, 0.0, 1, 5.0), Job(2, 0.0, 64, 5.0)]
@@ -125,7 +203,7 @@ def test_whole_machine_class_runs_alone_in_the_top_slot():
         assert r[0]["requested"] == 320 and pol.stats[0].cls == 9, v
         # it never shares the machine, so the run lasts at least its 5 s plus the others' 5 s
         assert max(row["end"] for row in r.values()) >= 10.0, v
-        slots = {s for _, s in pol.history}
+        slots = {s for _, s, _ in pol.history}
         assert 9 in slots, v
 
 
@@ -193,9 +271,10 @@ class _Checked(Gang):
 @pytest.mark.parametrize("P", [12, 20])
 def test_no_two_running_jobs_overlap_and_sharing_time_adds_up(P):
     jobs = _random_jobs(P, 120, P)
-    for v in VARIANTS:
+    for v, trees, charge in [(v, t, c) for v in VARIANTS for t in TREES for c in SWITCH_CHARGES
+                             if not (v.startswith("migrate") and t == "independent")]:
         for assignment in ("first_fit", "weight"):
-            pol = _Checked(v, cycle=8.0, switch_cost=0.3, assignment=assignment)
+            pol = _Checked(v, cycle=8.0, switch_cost=0.3, assignment=assignment, trees=trees, switch_charge=charge)
             r = run(P, pol, jobs)
             assert r.unfinished == 0 and len(r) == len(jobs)
             m = job_metrics(r)
@@ -218,7 +297,7 @@ def test_rho_quanta_follow_the_previous_days_utilisation():
     t, quanta = pol.quanta_history[-1]
     # rho_2 = 8 jobs x 5 s x 4 processors / (4 processors x 100 s) = 0.4, rho_0 = rho_1 = 0
     assert 100.0 <= t < 200.0 and quanta == pytest.approx((0.3, 0.3, 2.4))
-    starts = [(time, s) for time, s in pol.history if time >= 150.0]
+    starts = [(time, s) for time, s, _ in pol.history if time >= 150.0]
     assert [s for _, s in starts[:4]] == [2, 0, 2, 0]
     lengths = [b[0] - a[0] for a, b in zip(starts[:4], starts[1:5], strict=False)]
     assert lengths == pytest.approx([2.4, 0.3, 2.4, 0.3])
