@@ -16,6 +16,10 @@ gang scheduling, the processor count under ``EASY``, the same class either way).
 Per class (:func:`class_table`, seed 004 Fig. 3), means over the class's jobs; the normalised
 response time of a class is ``mean(R) / mean(S)``, as in Fig. 3 (class 8: 146,441 / 300 = 488.4).
 O(jobs).
+
+:data:`FIG3` is the paper's own table (the CTC SP2 under EASY-LL, August 1996), for printing
+beside a replay of the log (:class:`~scheduling.policies.Recorded`); :func:`ratios` and
+:func:`classes_better` compare two per-class tables as §6 does.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ClassRow", "job_classes", "job_metrics", "class_table", "format_class_table", "normalized_response"]
+__all__ = ["ClassRow", "job_classes", "job_metrics", "class_table", "format_class_table", "normalized_response",
+           "FIG3", "FIG3_PRINTED_RS", "FIG3_CLASS6_PRINTED_SERVICE", "ratios", "classes_better"]
 
 _DTYPE = [("id", np.int64), ("cls", np.int64), ("response", float), ("queueing", float), ("execution", float),
           ("service", float), ("sharing", float), ("waiting", float), ("normalized", float)]
@@ -136,3 +141,57 @@ def format_class_table(rows: list[ClassRow], title: str = "") -> str:
         lines.append(f"{r.cls:>5} {r.jobs:>6} {r.service:>9.0f} {r.queueing:>9.0f} {r.sharing:>9.0f} "
                      f"{r.waiting:>9.0f} {r.response:>9.0f} {r.normalized:>7.2f}")
     return "\n".join(lines)
+
+
+def ratios(rows: list[ClassRow], baseline: list[ClassRow]) -> np.ndarray:
+    """Per class, ``rows``' normalised response over ``baseline``'s (``< 1``: better than the
+    baseline; ``nan`` where either has no jobs). Seed 004 §6 compares schedulers this way ("the
+    normalized response time of class 8 decreases by almost a factor of 10").
+
+    >>> a = [ClassRow(0, 1, 10.0, 0.0, 10.0, 0.0, 0.0, 10.0), ClassRow(1, 1, 1.0, 5.0, 1.0, 0.0, 5.0, 6.0)]
+    >>> b = [ClassRow(0, 1, 10.0, 10.0, 10.0, 0.0, 10.0, 20.0), ClassRow(1, 1, 1.0, 2.0, 1.0, 0.0, 2.0, 3.0)]
+    >>> ratios(a, b).tolist(), classes_better(a, b)
+    ([0.5, 2.0], [0])
+    """
+    if len(rows) != len(baseline):
+        raise ValueError(f"the tables have {len(rows)} and {len(baseline)} classes")
+    out = np.full(len(rows), np.nan)
+    for i, (r, b) in enumerate(zip(rows, baseline, strict=True)):
+        if r.jobs and b.jobs and b.normalized > 0:
+            out[i] = r.normalized / b.normalized
+    return out
+
+
+def classes_better(rows: list[ClassRow], baseline: list[ClassRow]) -> list[int]:
+    """The classes in which ``rows`` has a shorter normalised response than ``baseline``."""
+    return [int(i) for i in np.flatnonzero(ratios(rows, baseline) < 1.0)]
+
+
+def _easy_ll(cls: int, jobs: int, service: float, waiting: float, response: float) -> ClassRow:
+    # EASY-LL does not preempt (§2.2): Q = W, E = S, H = 0
+    return ClassRow(cls, jobs, service, waiting, service, 0.0, waiting, response)
+
+
+#: Class 6's mean service time as Fig. 3 prints it; the row's R - W is 102,359 - 93,040 = 9,319 and
+#: its R/S 11.0 = 102,359 / 9,319, so the printed value is a typo for 9,319 (:data:`FIG3` uses 9,319).
+FIG3_CLASS6_PRINTED_SERVICE = 93_189
+
+#: Seed 004 Fig. 3: job counts and mean service ``S``, waiting ``W`` and response ``R`` times (s)
+#: per class of the CTC SP2 log, August 1996, under EASY-LL (6,049 jobs of at most 320 processors
+#: with nonzero CPU time), as printed except class 6's ``S`` (9,319 for the printed 93,189, see
+#: :data:`FIG3_CLASS6_PRINTED_SERVICE`). ``R - W`` matches ``S`` within 1 s in every row.
+FIG3: tuple[ClassRow, ...] = (
+    _easy_ll(0, 2408, 16854.0, 9105.0, 25959.0),
+    _easy_ll(1, 515, 18100.0, 12122.0, 30222.0),
+    _easy_ll(2, 669, 9571.0, 10315.0, 19885.0),
+    _easy_ll(3, 582, 3563.0, 13946.0, 17510.0),
+    _easy_ll(4, 848, 8822.0, 24947.0, 33768.0),
+    _easy_ll(5, 465, 9008.0, 69157.0, 78165.0),
+    _easy_ll(6, 420, 9319.0, 93040.0, 102359.0),
+    _easy_ll(7, 74, 12168.0, 128895.0, 141062.0),
+    _easy_ll(8, 45, 300.0, 146141.0, 146441.0),
+    _easy_ll(9, 23, 5912.0, 147240.0, 153153.0),
+)
+
+#: Fig. 3's last column as printed (``R / S``, one decimal).
+FIG3_PRINTED_RS: tuple[float, ...] = (1.5, 1.7, 2.1, 4.9, 3.8, 8.7, 11.0, 11.6, 488.4, 26.0)

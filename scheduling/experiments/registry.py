@@ -455,11 +455,11 @@ def _downey_metrics(runs: Sequence[tuple[Any, Mapping[int, Any]]]) -> dict[str, 
 
 def _trace(load: float | None, machine_size: int, *, file: str | None = None, month: str | None = None,
            window: Sequence[float] | None = None, too_large: str = "skip", size: str = "requested",
-           nonzero_cpu: bool = False, limit: int | None = None) -> Any:
+           nonzero_cpu: bool = False, limit: int | None = None, known_wait: bool = False) -> Any:
     from .traces import trace_workload
 
     return trace_workload(load, machine_size, file=file, month=month, window=window, too_large=too_large,
-                          size=size, nonzero_cpu=nonzero_cpu, limit=limit)
+                          size=size, nonzero_cpu=nonzero_cpu, limit=limit, known_wait=known_wait)
 
 
 #: Workload model name -> :class:`WorkloadModel`.
@@ -485,8 +485,9 @@ WORKLOAD_MODELS: dict[str, WorkloadModel] = {
     "Trace": WorkloadModel(
         "Trace", _trace, finite=True, trace=True,
         help="a recorded SWF log by name from $TOPOALLOC_TRACES (default ../shared/traces): file, month = "
-        "'YYYY-MM' or window = [start, end] s, too_large, size, nonzero_cpu, limit; loads 'recorded' (default) or "
-        "offered loads (seed 004 §5: CTC SP2, August 1996)"),
+        "'YYYY-MM' or window = [start, end] s, too_large, size, nonzero_cpu, limit, known_wait (only "
+        "jobs with a recorded wait, for the Recorded policy); loads 'recorded' (default) or offered loads (seed 004 "
+        "§5: CTC SP2, August 1996)"),
 }
 
 

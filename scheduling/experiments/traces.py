@@ -24,6 +24,10 @@ Parameters (:func:`trace_workload`):
   (:func:`~scheduling.workloads.swf.load_swf`).
 * ``nonzero_cpu`` -- keep only jobs whose average CPU time is positive (seed 004 §5 keeps the jobs
   "with nonzero CPU time"; ``-1``, unknown, is dropped too).
+* ``known_wait`` -- keep only jobs whose recorded wait (SWF field 3) is known (not ``-1``): the
+  jobs the ``Recorded`` pseudo-policy (:class:`~scheduling.policies.Recorded`, the log's own
+  schedule) can replay, so that every scheduler of a study runs on the same jobs.
+  :meth:`TraceWorkload.unknown_waits` counts the jobs the filter drops.
 * ``limit`` -- keep only the first ``limit`` jobs left after the other filters (quick looks).
 
 **Loads.** A point's ``load`` is ``None`` for the recorded rate (tables print ``trace``) or an
@@ -122,19 +126,35 @@ class TraceWorkload:
     size: str = "requested"
     nonzero_cpu: bool = False
     limit: int | None = None
+    known_wait: bool = False
 
-    def recorded(self) -> list[Any]:
-        """The kept jobs at the recorded arrival rate."""
+    def _filtered(self, known_wait: bool) -> tuple[Any, ...]:
         jobs, _ = _window_jobs(str(self.path), self.path.stat().st_mtime_ns, self.machine_size, self.window,
                                self.too_large, self.size)
         if self.nonzero_cpu:
             jobs = tuple(j for j in jobs if j.attrs["swf"].average_cpu_time > 0)
+        if known_wait:
+            from ..policies.recorded import recorded_wait
+
+            jobs = tuple(j for j in jobs if recorded_wait(j) is not None)
+        return jobs
+
+    def recorded(self) -> list[Any]:
+        """The kept jobs at the recorded arrival rate."""
+        jobs = self._filtered(self.known_wait)
         kept = list(jobs[: self.limit] if self.limit is not None else jobs)
         if not kept:
             where = f" in window {self.window}" if self.window else ""
             raise ValueError(f"trace {self.name!r}: no job left{where} on {self.machine_size} processors "
-                             f"(too_large={self.too_large!r}, nonzero_cpu={self.nonzero_cpu})")
+                             f"(too_large={self.too_large!r}, nonzero_cpu={self.nonzero_cpu}, "
+                             f"known_wait={self.known_wait})")
         return kept
+
+    def unknown_waits(self) -> int:
+        """How many jobs the other filters keep whose recorded wait is unknown (SWF field 3 = -1):
+        those ``known_wait`` drops, or those :class:`~scheduling.policies.Recorded` never starts
+        (before ``limit``)."""
+        return len(self._filtered(False)) - len(self._filtered(True))
 
     def offered_load(self) -> float:
         """The recorded offered load of the kept jobs on the machine."""
@@ -158,7 +178,8 @@ class TraceWorkload:
 
 def trace_workload(load: float | None, machine_size: int, *, file: str | None = None, month: str | None = None,
                    window: list[float] | tuple[float, float] | None = None, too_large: str = "skip",
-                   size: str = "requested", nonzero_cpu: bool = False, limit: int | None = None) -> TraceWorkload:
+                   size: str = "requested", nonzero_cpu: bool = False, limit: int | None = None,
+                   known_wait: bool = False) -> TraceWorkload:
     """The ``Trace`` workload model's factory (see the module docstring). Raises
     :class:`~scheduling.workloads.swf.TraceNotFoundError` (a :class:`FileNotFoundError`) when the
     trace is not in the traces directory and :class:`ValueError` naming the parameter for a bad
@@ -179,6 +200,8 @@ def trace_workload(load: float | None, machine_size: int, *, file: str | None = 
         raise TraceParameterError("size", f"Trace: size must be one of {', '.join(TRACE_SIZE_FIELDS)}; got {size!r}")
     if not isinstance(nonzero_cpu, bool):
         raise TraceParameterError("nonzero_cpu", f"Trace: nonzero_cpu must be true or false, got {nonzero_cpu!r}")
+    if not isinstance(known_wait, bool):
+        raise TraceParameterError("known_wait", f"Trace: known_wait must be true or false, got {known_wait!r}")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise TraceParameterError("limit", f"Trace: limit must be a positive integer, got {limit!r}")
     if month is not None and window is not None:
@@ -200,4 +223,4 @@ def trace_workload(load: float | None, machine_size: int, *, file: str | None = 
         except ValueError as exc:
             raise TraceParameterError("month", f"Trace {file!r}: {exc}") from None
     return TraceWorkload(file, path, int(machine_size), None if load is None else float(load), win, too_large,
-                         size, nonzero_cpu, limit)
+                         size, nonzero_cpu, limit, known_wait)

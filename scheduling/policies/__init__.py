@@ -14,6 +14,7 @@ from .folding import RSR, AverageLimit, FoldingRule, GreedyLimit, Limit, NoFold
 from .gang import Gang  # registers DHC gang scheduling (seed 004 §2.3-2.6)
 from .ismail_dynamic import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, DynamicPolicy  # seed 000 ch. 4
 from .ismail_static import EPFP, AdaptiveFolding, FirstFitQueue, UnlimitedFolding  # registers seed 000 static
+from .recorded import Recorded, RecordedScheduleError  # registers a trace's recorded schedule (seed 004 §5)
 from .registry import UnknownPolicyError, describe, get, names, register
 
 register("FCFS", lambda: FCFS(), help="first come first served, no folding (seed 002, seed 000 §2.2.1)")
@@ -58,4 +59,6 @@ __all__ = [
     "EASY",
     "Conservative",
     "Gang",
+    "Recorded",
+    "RecordedScheduleError",
 ]

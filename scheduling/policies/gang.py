@@ -8,7 +8,7 @@ Registered names (see :func:`scheduling.policies.get`):
 
 ==============================  =====================================================================
 ``Gang-Vanilla``                 vanilla gang scheduling; assignment rule of the bound ``DHCTree``
-``Gang-PushDown``                idle partitions pushed down to the classes below
+``Gang-PushDown``                idle partitions pushed down to the classes below; trees independent
 ``Gang-Migrate-Root``            migration, idle processors filled from the root (large jobs first)
 ``Gang-Migrate-Leaves``          migration, idle processors filled from the leaves (small jobs first)
 ``<name>-Weight``                the same with the weight-oriented assignment of §3
@@ -16,8 +16,10 @@ Registered names (see :func:`scheduling.policies.get`):
 ``<name>-T-<cycle>``             the same with timeplexing cycle ``<cycle>`` seconds
 ==============================  =====================================================================
 
-Defaults: cycle ``T = 1000`` s, context-switch cost 1 s, uniform quanta. Every other combination
-is a :class:`Gang` constructor call.
+Defaults: cycle ``T = 1000`` s, context-switch cost 1 s paid by resumed jobs, uniform quanta; the
+trees of a forest switch independently under push-down, together otherwise. Every other
+combination is a :class:`Gang` constructor call (``trees="together"`` adds ``-Together`` to
+push-down's name, ``switch_charge="every-slot"`` adds ``-EverySlot``).
 """
 
 from __future__ import annotations
@@ -36,10 +38,16 @@ from ..jobs import Job
 from .base import Policy
 from .registry import register
 
-__all__ = ["Gang", "GangJobStats", "GangError", "job_class", "rho_quanta", "served_classes", "VARIANTS"]
+__all__ = ["Gang", "GangJobStats", "GangError", "job_class", "rho_quanta", "served_classes", "VARIANTS", "TREES",
+           "SWITCH_CHARGES"]
 
 #: The four schedulers of seed 004 §2.3–2.5, as :class:`Gang` ``variant`` values.
 VARIANTS = ("vanilla", "pushdown", "migrate-root", "migrate-leaves")
+#: How the trees of a forest (a machine that is not a power of two, §2.6) switch: all at once, or
+#: each on its own, meeting only for the whole-machine slot (:class:`Gang` ``trees=``).
+TREES = ("together", "independent")
+#: Which jobs pay the context-switch cost (:class:`Gang` ``switch_charge=``).
+SWITCH_CHARGES = ("resumed", "every-slot")
 _NAMES = {"vanilla": "Gang-Vanilla", "pushdown": "Gang-PushDown", "migrate-root": "Gang-Migrate-Root",
           "migrate-leaves": "Gang-Migrate-Leaves"}
 _TIMER_TAG = "gang-slot"
@@ -183,11 +191,20 @@ class Gang(Policy):
     **Switches** (§2.3, §4): at the end of a slot's quantum (a :class:`~scheduling.actions.Timer`),
     or at once when no job runs in the slot any more; a slot in which no job would run is skipped
     at no cost. At a switch every job of the old slot that does not run in the new one is
-    suspended (:class:`~scheduling.actions.Suspend`) and every previously started job of the new
-    slot resumes after the context-switch cost (``Resume(delay=switch_cost)``: it holds its
-    processors but makes no progress for that long). A job that runs in both slots keeps running
-    and pays nothing; a job's first dispatch costs nothing (the trace's run time includes its first
-    load, as under EASY). Resuming mid-slot (push-down, after a completion) pays the cost too.
+    suspended (:class:`~scheduling.actions.Suspend`) and the jobs of the new slot run.
+
+    **Context-switch charging** (``switch_charge=``). §6 prices a switch by reloading a job's
+    working set (16 s for 64 MB per processor); §4's simulator stops *every* executing job when a
+    time slice expires and then starts the next class's jobs in a context-switch event; neither
+    says which jobs pay. ``"resumed"`` (the default): a previously started job that resumes pays
+    ``switch_cost`` (``Resume(delay=switch_cost)``: it holds its processors but makes no progress
+    for that long), at a slot start or mid-slot (push-down, after a completion); a job's first
+    dispatch pays nothing (the trace's run time includes its first load, as under EASY), nor does
+    a job that runs on across a slot boundary. ``"every-slot"`` (§4 read literally): in addition,
+    at every switch to another slot each job of the new slot pays, including first dispatches at
+    the slot start (``Start(delay=switch_cost)``) and jobs running on across the boundary; a
+    dispatch mid-slot, or a slot entered when the machine was idle or entered again because no
+    other slot has work, is no switch.
 
     **Variants** (``variant=``):
 
@@ -204,6 +221,20 @@ class Gang(Policy):
       simulator, jobs are dispatched only at slot starts (a mid-slot arrival or completion leaves
       processors idle until the next slot) and the cycle is fixed (quanta are not cut short while
       any job runs). Jobs of the whole-machine class run only in the top slot.
+
+    **Trees of a forest** (``trees=``, §2.6). On a machine that is not a power of two,
+    ``"together"`` switches the whole forest at once (slots as in :func:`served_classes`; §2.6
+    for migration, which requires it). ``"independent"`` (the default for push-down, where §2.6
+    lets "the two trees proceed independently"): each tree rotates on its own over its slots
+    ``W, h, h-1, ..., 0`` (``W`` is the whole-machine slot, with the quantum of the top class;
+    slot ``s <= h`` serves class ``s`` and lasts that class's quantum), switching on its own
+    timer and at once when nothing runs in it, skipping slots without work. With no
+    whole-machine job waiting, ``W`` is pushed down into each tree like any idle partition (a tree's
+    jobs with no job above them run in it). With one, the trees meet: the whole-machine slot
+    comes when every tree has completed its rotation since the last one (an idle tree counts as
+    done) -- when the last one wraps round, the others are paused mid-slot and resume afterwards
+    with the rest of their quanta. Vanilla may use either (default together, §2.3's system-wide
+    switch); on a power of two both are the same schedule.
 
     **Assignment** (``assignment=``, §3): ``"first_fit"`` (leftmost free partition) or
     ``"weight"`` (lightest branch by the number of jobs assigned at and below each node); ``None``
@@ -227,8 +258,8 @@ class Gang(Policy):
     leaves), not only when its slot comes round; it then runs in its own slots and in every slot
     pushed down to it. An assignment that would block jobs already running mid-slot (push-down)
     takes effect at the next switch; a job is started mid-slot only if it overlaps no running job,
-    so no two jobs ever run on the same processor. (2) The trees of the forest switch together
-    (the paper lets push-down's two trees switch independently). (3) When the system empties the
+    so no two jobs ever run on the same processor. (2) How independent trees meet for the
+    whole-machine slot (above; §2.6 does not say). (3) When the system (a tree) empties its
     rotation stops; the next arrival starts the first slot, from the current one on, in which
     some job runs.
 
@@ -254,6 +285,8 @@ class Gang(Policy):
 
     VARIANTS = VARIANTS
     QUANTA = ("uniform", "rho")
+    TREES = TREES
+    SWITCH_CHARGES = SWITCH_CHARGES
 
     def __init__(
         self,
@@ -266,6 +299,8 @@ class Gang(Policy):
         period: float = 86400.0,
         rho_floor: float = 0.1,
         record: bool = False,
+        trees: str | None = None,
+        switch_charge: str = "resumed",
     ) -> None:
         super().__init__()
         if variant not in VARIANTS:
@@ -286,6 +321,14 @@ class Gang(Policy):
         if quanta == "rho" and rho_floor == 0 and switch_cost > 0:
             raise GangError("rho quanta with rho_floor = 0 can give a class a quantum shorter than the "
                             f"context-switch cost ({switch_cost}); use rho_floor > 0")
+        if trees is not None and trees not in TREES:
+            raise GangError(f"unknown trees mode {trees!r}; choose one of {', '.join(TREES)}")
+        tree_mode = trees if trees is not None else ("independent" if variant == "pushdown" else "together")
+        if variant.startswith("migrate") and tree_mode == "independent":
+            raise GangError(f"trees={trees!r}: under migration the trees of the forest switch together (§2.6); "
+                            "independent trees are for vanilla and push-down")
+        if switch_charge not in SWITCH_CHARGES:
+            raise GangError(f"unknown switch_charge {switch_charge!r}; choose one of {', '.join(SWITCH_CHARGES)}")
         self.variant = variant
         self.cycle = float(cycle)
         self.switch_cost = float(switch_cost)
@@ -294,18 +337,31 @@ class Gang(Policy):
         self.period = float(period)
         self.rho_floor = float(rho_floor)
         self.record = record
+        self._trees = trees
+        #: ``"together"`` or ``"independent"`` (``trees=None`` resolves to independent for push-down).
+        self.tree_mode = tree_mode
+        self.switch_charge = switch_charge
+        self._every = switch_charge == "every-slot"
         name = _NAMES[variant]
         if assignment == "weight":
             name += "-Weight"
         if quanta == "rho":
             name += "-Rho"
+        if variant == "pushdown" and tree_mode == "together":
+            name += "-Together"
+        if variant == "vanilla" and tree_mode == "independent":
+            name += "-Independent"
+        if self._every:
+            name += "-EverySlot"
         if self.cycle != 1000.0:
             name += f"-T-{self.cycle:g}"
         self.name = name
         #: :class:`GangJobStats` of every finished job, by job id.
         self.stats: dict[int, GangJobStats] = {}
-        #: ``(time, slot)`` of every slot start, when ``record=True``.
-        self.history: list[tuple[float, int]] = []
+        #: ``(time, slot, tree)`` of every slot start, when ``record=True``: ``tree`` is the tree of
+        #: the forest that switched (independent trees), or ``None`` for a switch of the whole
+        #: machine (trees together, and the whole-machine slot).
+        self.history: list[tuple[float, int, int | None]] = []
         #: ``(time, quanta)`` of every change of the quanta (rho mode), and the initial ones.
         self.quanta_history: list[tuple[float, tuple[float, ...]]] = []
 
@@ -357,16 +413,36 @@ class Gang(Policy):
                 self._order.append(first + [c for c in order if c not in first])
         else:
             self.weights = TreeWeights(P)
-            self._trees = [DHCTree(topo, self.assignment, weights=self.weights) for _ in range(H + 1)]
+            self._class_trees = [DHCTree(topo, self.assignment, weights=self.weights) for _ in range(H + 1)]
             self._queues: list[deque[_G]] = [deque() for _ in range(L)]
             self._at: list[dict[int, _G]] = [{} for _ in self.heights]  # tree -> heap index -> job
             self._top_job: _G | None = None
-            self._slot_jobs: list[dict[int, _G]] = [{} for _ in range(L)]
-            self._van = [[sum(1 << s for s in range(L) if row[s] == lv) for lv in range(h + 1)]
-                         for row, h in zip(self.served, self.heights, strict=True)]
-            # _pd[t][l][b]: slots a level-l job of tree t runs in when the nearest job above it is at level b
-            self._pd = [[[sum(1 << s for s in range(L) if row[s] == lv or lv < row[s] < b) for b in range(L + 1)]
-                         for lv in range(h + 1)] for row, h in zip(self.served, self.heights, strict=True)]
+            self._indep = self.tree_mode == "independent"
+            if not self._indep:
+                self._slot_jobs: list = [{} for _ in range(L)]  # slot -> jobs that run in it
+                self._van = [[sum(1 << s for s in range(L) if row[s] == lv) for lv in range(h + 1)]
+                             for row, h in zip(self.served, self.heights, strict=True)]
+                # _pd[t][l][b]: slots a level-l job of tree t runs in when the nearest job above it is at level b
+                self._pd = [[[sum(1 << s for s in range(L) if row[s] == lv or lv < row[s] < b) for b in range(L + 1)]
+                             for lv in range(h + 1)] for row, h in zip(self.served, self.heights, strict=True)]
+            else:
+                # each tree rotates over its own slots: W (the whole-machine slot pushed down to the
+                # tree, forests only) = h + 1, then h, ..., 0; slot s <= h serves class s
+                n = len(self.heights)
+                self._nslots = [h + 1 + self.whole for h in self.heights]
+                self._slot_jobs = [[{} for _ in range(m)] for m in self._nslots]  # tree -> slot -> jobs
+                self._van = [[1 << lv for lv in range(h + 1)] for h in self.heights]
+                self._pd = [[[sum(1 << s for s in range(m) if s == lv or lv < s < b) for b in range(m + 1)]
+                             for lv in range(h + 1)] for h, m in zip(self.heights, self._nslots, strict=True)]
+                self._tslot = [m - 1 for m in self._nslots]
+                self._tepoch = [0] * n
+                self._tactive = [False] * n
+                self._tdeadline = [0.0] * n
+                self._wrapped = [True] * n
+                self._left = [0.0] * n
+                self._tcount = [0] * n  # running jobs per tree
+                self._whole_on = False
+                self._whole_epoch = 0
 
     def class_of(self, job: Job) -> int:
         """The job's class on this machine (binds first)."""
@@ -381,7 +457,10 @@ class Gang(Policy):
     # -- public views -------------------------------------------------------------------------
     @property
     def slot(self) -> int:
-        """The current time slot."""
+        """The current time slot (independent trees: the largest tree's, or the top slot while the
+        whole machine runs)."""
+        if not self._migrate and self._indep:
+            return self.top if self._whole_on else self._tslot[0]
         return self._slot
 
     def placements(self) -> dict[int, tuple[int, int]]:
@@ -405,6 +484,12 @@ class Gang(Policy):
         if self._migrate:
             self._lists[c][job.id] = g
             self._pack_cache.clear()
+        elif self._indep:
+            if not self._queues[c] and self._assign(g):
+                self._placed([g], now, acts)
+            else:
+                self._queues[c].append(g)
+            return acts
         elif not self._queues[c] and self._assign(g):
             if self._active and (g.mask >> self._slot) & 1 and not self._overlaps(g):
                 self._run(g, now, acts)
@@ -416,7 +501,8 @@ class Gang(Policy):
 
     def on_finish(self, job: Job, now: float) -> list[Action]:
         g = self._jobs.pop(job.id)
-        self._running.pop(job.id, None)
+        if self._running.pop(job.id, None) is not None and not self._migrate and self._indep and g.node is not None:
+            self._tcount[g.node.tree] -= 1
         g.running = False
         if g.resumed_at is not None:
             g.overhead += min(self.switch_cost, now - g.resumed_at)
@@ -427,6 +513,24 @@ class Gang(Policy):
             self._packed.pop(job.id, None)
             self._pack_cache.clear()
             g.alloc = g.node = None
+        elif self._indep:
+            self._release(g)
+            q = self._queues[g.cls]
+            placed = []
+            while q and self._assign(q[0]):
+                placed.append(q.popleft())
+            if g.node is None:  # the whole-machine job: its slot ends early
+                self._exit_whole(now, acts)
+                return acts
+            self._placed(placed, now, acts)
+            t = g.node.tree
+            if self._tactive[t] and not self._whole_on:
+                for g2 in list(self._slot_jobs[t][self._tslot[t]].values()):
+                    if not g2.running and not self._overlaps(g2):
+                        self._run(g2, now, acts)
+                if not self._tcount[t]:
+                    self._tree_switch(t, now, acts, inclusive=False)
+            return acts
         else:
             self._release(g)
             q = self._queues[g.cls]
@@ -441,9 +545,17 @@ class Gang(Policy):
         return acts
 
     def on_timer(self, key: Any, now: float) -> list[Action]:
+        acts: list[Action] = []
+        if not self._migrate and self._indep:
+            if key[1] == "tree":
+                t = key[2]
+                if key[3] == self._tepoch[t] and self._tactive[t] and not self._whole_on:
+                    self._tree_switch(t, now, acts, inclusive=False)
+            elif key[2] == self._whole_epoch and self._whole_on:
+                self._exit_whole(now, acts)
+            return acts
         if key != (_TIMER_TAG, self._epoch) or not self._active:
             return []  # a slot that already ended early
-        acts: list[Action] = []
         self._switch(now, acts, inclusive=False)
         return acts
 
@@ -463,7 +575,7 @@ class Gang(Policy):
         s = self._slot if inclusive else (self._slot - 1) % L
         for _ in range(L):
             if self._has_work(s):
-                self._begin(s, now, acts)
+                self._begin(s, now, acts, switch=not inclusive and s != self._slot)
                 return
             s = (s - 1) % L
         # nothing to run anywhere: the system is empty, the rotation stops
@@ -472,7 +584,9 @@ class Gang(Policy):
         self._active = False
         self._epoch += 1
 
-    def _begin(self, s: int, now: float, acts: list[Action]) -> None:
+    def _begin(self, s: int, now: float, acts: list[Action], switch: bool) -> None:
+        """Start slot ``s`` of the whole machine (``switch``: a context switch, not a restart of an
+        idle system)."""
         self._slot = s
         self._epoch += 1
         self._active = True
@@ -482,17 +596,38 @@ class Gang(Policy):
         for jid, g in list(self._running.items()):
             if jid not in target:
                 self._stop(g, now, acts)
-        for g in target.values():
-            if not g.running:
-                self._run(g, now, acts)
+        self._run_slot(target, now, acts, switch)
         acts.append(Timer(now + self.quanta[s], (_TIMER_TAG, self._epoch)))
         if self.record:
-            self.history.append((now, s))
+            self.history.append((now, s, None))
 
-    def _run(self, g: _G, now: float, acts: list[Action]) -> None:
+    def _run_slot(self, target: dict[int, _G], now: float, acts: list[Action], switch: bool) -> None:
+        """Run the jobs of a slot that begins: start or resume those not running; under
+        ``switch_charge="every-slot"`` a slot begun by a context switch charges every job in it."""
+        charge = switch and self._every
+        for g in target.values():
+            if not g.running:
+                self._run(g, now, acts, charge)
+            elif charge:
+                self._recharge(g, now, acts)
+
+    def _recharge(self, g: _G, now: float, acts: list[Action]) -> None:
+        """A job that runs on across a slot boundary pays the switch cost (every-slot charging)."""
+        if self.switch_cost <= 0:
+            return
+        if g.resumed_at is not None:
+            g.overhead += min(self.switch_cost, now - g.resumed_at)
+        acts.append(Suspend(g.job))
+        acts.append(Resume(g.job, self.switch_cost))
+        g.resumed_at = now
+
+    def _run(self, g: _G, now: float, acts: list[Action], charge_start: bool = False) -> None:
         if not g.started:
             g.started = True
-            acts.append(Start(g.job, g.alloc, g.procs, g.procs, 0, 0.0))
+            delay = self.switch_cost if charge_start else 0.0
+            acts.append(Start(g.job, g.alloc, g.procs, g.procs, 0, delay))
+            if delay > 0:
+                g.resumed_at = now
         else:
             acts.append(Resume(g.job, self.switch_cost))
             g.suspended += now - g.suspended_at
@@ -500,6 +635,8 @@ class Gang(Policy):
             g.resumed_at = now
         g.running = True
         self._running[g.id] = g
+        if not self._migrate and self._indep and g.node is not None:
+            self._tcount[g.node.tree] += 1
 
     def _stop(self, g: _G, now: float, acts: list[Action]) -> None:
         acts.append(Suspend(g.job))
@@ -509,6 +646,132 @@ class Gang(Policy):
         g.suspended_at = now
         g.running = False
         del self._running[g.id]
+        if not self._migrate and self._indep and g.node is not None:
+            self._tcount[g.node.tree] -= 1
+
+    # -- independent trees (§2.6, push-down): one rotation per tree, the whole machine in between --
+    def _placed(self, gs: list[_G], now: float, acts: list[Action]) -> None:
+        """Jobs just given a partition (independent trees): run them if their tree's slot serves
+        them and they overlap nothing, wake an idle tree, start the whole-machine slot on an idle
+        machine."""
+        for g in gs:
+            if g.node is None or self._whole_on:
+                continue
+            t = g.node.tree
+            if self._tactive[t]:
+                if (g.mask >> self._tslot[t]) & 1 and not self._overlaps(g):
+                    self._run(g, now, acts)
+            else:
+                self._tree_switch(t, now, acts, inclusive=True)
+        if self._top_job is not None and not self._whole_on and not any(self._tactive):
+            self._enter_whole(now, acts, switch=False)
+
+    def _tree_switch(self, t: int, now: float, acts: list[Action], inclusive: bool) -> None:
+        """End tree ``t``'s slot (unless ``inclusive``: wake the idle tree) and start its next slot
+        in which some job runs; a tree that completes its rotation (passes slot 0) may bring the
+        whole-machine slot (:meth:`_sync_due`)."""
+        m = self._nslots[t]
+        jobs = self._slot_jobs[t]
+        s = self._tslot[t] if inclusive else self._tslot[t] - 1
+        wrapped = False
+        for _ in range(m):
+            if s < 0:
+                s, wrapped = m - 1, True
+            if jobs[s]:
+                if wrapped and not inclusive:
+                    self._wrapped[t] = True
+                    if self._sync_due():
+                        self._tslot[t] = s
+                        self._left[t] = self._tquantum(t, s)
+                        self._enter_whole(now, acts, switch=True, trigger=t)
+                        return
+                self._tree_begin(t, s, now, acts, switch=not inclusive and s != self._tslot[t])
+                return
+            s -= 1
+        for g in [r for r in self._running.values() if r.node is not None and r.node.tree == t]:
+            self._stop(g, now, acts)  # pragma: no cover - defensive: a tree without work runs nothing
+        self._tactive[t] = False
+        self._tepoch[t] += 1
+        self._wrapped[t] = True
+        if self._sync_due():
+            self._enter_whole(now, acts, switch=True)
+
+    def _tree_begin(self, t: int, s: int, now: float, acts: list[Action], switch: bool,
+                    quantum: float | None = None) -> None:
+        self._tslot[t] = s
+        self._tepoch[t] += 1
+        self._tactive[t] = True
+        if self.quanta_mode == "rho":
+            self._update_quanta(now)
+        target = self._slot_jobs[t][s]
+        for g in [r for r in self._running.values() if r.node is not None and r.node.tree == t
+                  and r.id not in target]:
+            self._stop(g, now, acts)
+        self._run_slot(target, now, acts, switch)
+        q = self._tquantum(t, s) if quantum is None else quantum
+        self._tdeadline[t] = now + q
+        acts.append(Timer(now + q, (_TIMER_TAG, "tree", t, self._tepoch[t])))
+        if self.record:
+            self.history.append((now, self.top if s > self.heights[t] else s, t))
+
+    def _tquantum(self, t: int, s: int) -> float:
+        """The quantum of tree ``t``'s slot ``s`` (its slot ``h + 1`` is the whole machine's)."""
+        return self.quanta[self.top if s > self.heights[t] else s]
+
+    def _sync_due(self) -> bool:
+        """The whole-machine slot comes when a whole-machine job waits and every tree has completed
+        a rotation since the last one (an idle tree counts as done)."""
+        return (self._top_job is not None and not self._whole_on
+                and all(w or not a for w, a in zip(self._wrapped, self._tactive, strict=True)))
+
+    def _enter_whole(self, now: float, acts: list[Action], switch: bool, trigger: int | None = None) -> None:
+        """Pause every tree (keeping the rest of its slot's quantum; ``trigger`` has already set
+        its next slot) and run the whole-machine job."""
+        for t, active in enumerate(self._tactive):
+            if active and t != trigger:
+                self._left[t] = max(0.0, self._tdeadline[t] - now)
+            self._tepoch[t] += 1
+        self._begin_whole(now, acts, switch)
+
+    def _begin_whole(self, now: float, acts: list[Action], switch: bool) -> None:
+        self._whole_on = True
+        self._whole_epoch += 1
+        top = self._top_job
+        for g in list(self._running.values()):
+            if g is not top:
+                self._stop(g, now, acts)
+        self._run_slot({top.id: top}, now, acts, switch)
+        acts.append(Timer(now + self.quanta[self.top], (_TIMER_TAG, "whole", self._whole_epoch)))
+        if self.record:
+            self.history.append((now, self.top, None))
+
+    def _exit_whole(self, now: float, acts: list[Action]) -> None:
+        """End the whole-machine slot: the trees resume where they were paused (the rest of the
+        slot's quantum), idle trees with work wake up; with no tree work, the whole-machine job (or
+        the next one) runs on."""
+        n = len(self.heights)
+        if not any(self._tactive[t] or any(self._slot_jobs[t]) for t in range(n)):
+            if self._top_job is not None:  # the same slot again (or its next job, as mid-slot): no switch
+                self._begin_whole(now, acts, switch=False)
+            else:
+                self._whole_on = False
+                self._whole_epoch += 1
+            return
+        self._whole_on = False
+        self._whole_epoch += 1
+        top = self._top_job
+        if top is not None and top.running:
+            self._stop(top, now, acts)
+        for t in range(n):
+            self._wrapped[t] = not self._tactive[t]
+        for t in range(n):
+            if self._tactive[t]:
+                if self._left[t] > 0 and self._slot_jobs[t][self._tslot[t]]:
+                    self._tree_begin(t, self._tslot[t], now, acts, switch=True, quantum=self._left[t])
+                else:
+                    self._tree_switch(t, now, acts, inclusive=False)
+            elif any(self._slot_jobs[t]):
+                self._tree_switch(t, now, acts, inclusive=True)
 
     def _overlaps(self, g: _G) -> bool:
         if g.node is None:
@@ -588,13 +851,14 @@ class Gang(Policy):
                 return False
             self._top_job = g
             g.alloc, g.node = self._whole_alloc, None
-            self._set_mask(g, 1 << self.top)
+            if not self._indep:  # independent trees: the whole-machine slot is not in their rotations
+                self._set_mask(g, 1 << self.top)
             if self.variant == "pushdown":
                 for other in self._assigned():
                     if other is not g:
                         self._refresh(other)
             return True
-        a = self._trees[g.cls].allocate(g.procs)
+        a = self._class_trees[g.cls].allocate(g.procs)
         if a is None:
             return False
         g.alloc, g.node = a, a.placement
@@ -612,7 +876,7 @@ class Gang(Policy):
                 for other in self._assigned():
                     self._refresh(other)
         else:
-            self._trees[g.cls].release(g.alloc)
+            self._class_trees[g.cls].release(g.alloc)
             del self._at[g.node.tree][g.node.heap_index]
             if self.variant == "pushdown":
                 self._refresh_below(g.node)
@@ -639,7 +903,8 @@ class Gang(Policy):
             self._set_mask(g, self._van[n.tree][n.level])
             return
         at = self._at[n.tree]
-        b = self.classes  # no job above: pushed down from every higher slot
+        # no job above: pushed down from every higher slot of its rotation
+        b = self._nslots[n.tree] if self._indep else self.classes
         i, lv = n.heap_index >> 1, n.level + 1
         while i:
             if i in at:
@@ -647,8 +912,8 @@ class Gang(Policy):
                 break
             i >>= 1
             lv += 1
-        if self._top_job is not None:
-            b = min(b, self.top)
+        if self._top_job is not None:  # the whole-machine slot is taken, not pushed down
+            b = min(b, self.heights[n.tree] + 1 if self._indep else self.top)
         self._set_mask(g, self._pd[n.tree][n.level][b])
 
     def _set_mask(self, g: _G, new: int) -> None:
@@ -656,13 +921,14 @@ class Gang(Policy):
         if old == new:
             return
         g.mask = new
+        slots = self._slot_jobs[g.node.tree] if self._indep else self._slot_jobs
         diff, s = old ^ new, 0
         while diff:
             if diff & 1:
                 if (new >> s) & 1:
-                    self._slot_jobs[s][g.id] = g
+                    slots[s][g.id] = g
                 else:
-                    del self._slot_jobs[s][g.id]
+                    del slots[s][g.id]
             diff >>= 1
             s += 1
 

@@ -354,21 +354,28 @@ SEED004 = EXAMPLES / "seed004_fig3_gang_ctc.toml"
 def test_seed004_file_describes_the_papers_runs():
     skip_without_traces(SEED004)
     study = load_study(SEED004)
-    easy, cheap, costly = study.experiments
-    assert [a.name for e in study.experiments for a in e.allocators] == ["FlatPool", "DHCTree", "DHCTree"]
+    recorded, easy, cheap, costly, pushdown, every = study.experiments
+    assert [a.name for e in study.experiments for a in e.allocators] == ["FlatPool", "FlatPool"] + ["DHCTree"] * 4
     assert all(e.topology.label == "flat:320" and e.loads == (None,) and e.replications == 1 and e.jobs is None
                for e in study.experiments)
-    assert easy.policies == ("EASY",)
+    assert recorded.policies == ("Recorded",) and easy.policies == ("EASY",)  # EASY-LL is the log's schedule
     for exp, cost in ((cheap, 1), (costly, 16)):
         got = {(p.name, p.kwargs["cycle"], p.kwargs["switch_cost"]) for p in exp.policies}
         assert got == {(v, t, cost) for v in ("Gang-Vanilla", "Gang-PushDown-Weight", "Gang-Migrate-Root",
                                                "Gang-Migrate-Leaves") for t in (300, 1000, 3000)}
+    assert {(p.name, p.kwargs.get("trees")) for p in pushdown.policies} == {("Gang-PushDown", None),
+                                                                           ("Gang-PushDown-Weight", "together")}
+    assert {p.kwargs["switch_charge"] for p in every.policies} == {"every-slot"}
     model = study.experiments[0].workload.model.kwargs
-    assert model == {"file": "CTC-SP2-1996-3.1-cln", "month": "1996-08", "too_large": "skip", "nonzero_cpu": True}
-    assert len(study.points()) == 25
+    assert model == {"file": "CTC-SP2-1996-3.1-cln", "month": "1996-08", "too_large": "skip", "nonzero_cpu": True,
+                     "known_wait": True}
+    assert len(study.points()) == 38
     # the policy tables reach the policies: push-down keeps its weight assignment under new parameters
     pol = registry.make_policy("Gang-PushDown-Weight", {"cycle": 300, "switch_cost": 16})
     assert (pol.variant, pol.cycle, pol.switch_cost, pol._assignment) == ("pushdown", 300.0, 16.0, "weight")
+    assert pol.tree_mode == "independent"
+    pol = registry.make_policy("Gang-PushDown-Weight", {"trees": "together"})
+    assert (pol.tree_mode, pol._assignment, pol.name) == ("together", "weight", "Gang-PushDown-Weight-Together")
 
 
 def test_seed004_stored_class_table_is_the_simulations():
@@ -497,3 +504,25 @@ def test_trace_that_disappears_fails_the_task_naming_it(tmp_path, traces):
     (traces / "tiny.swf").unlink()
     with pytest.raises(TaskError, match="trace 'tiny' not found.*TOPOALLOC_TRACES"):
         run_task(study.points()[0].task(0))
+
+
+def test_gang_ctc_prints_the_papers_table_beside_the_recorded_one(capsys):
+    """The Fig. 3 comparison: counts and their differences, the class-6 note, the filter remark."""
+    import dataclasses as dc
+
+    from scheduling.gang_metrics import FIG3
+
+    mod = _example("gang_ctc.py")
+    ours = [dc.replace(r, jobs=r.jobs + d) for r, d in zip(FIG3, (538, 239, 200, 50, 29, -10, -13, 1, 0, 0),
+                                                           strict=True)]
+    row = {"experiment": "seed004-fig3/EASY-LL (recorded)", "config": {"policy": "Recorded"}}
+    gang = {"experiment": "seed004-fig3/switch 1 s",
+            "config": {"policy": "Gang-Migrate-Leaves", "policy_params": {"cycle": 1000, "switch_cost": 1}}}
+    mod.print_fig3([(row, ours), (gang, list(FIG3))])
+    out = capsys.readouterr().out
+    assert "    0   2408   2946   +538" in out and "  all   6049   7083  +1034" in out
+    assert "printed 93,189" in out and "= 9,319" in out
+    assert "classes [5, 6] hold fewer jobs here" in out and "Classes [8, 9] have the paper's count" in out
+    assert mod.label(gang) == "Gang-Migrate-Leaves T=1000" and mod.label(row) == "EASY-LL (recorded)"
+    mod.print_fig3([(row, ours)], limit=300)
+    assert "--limit 300" in capsys.readouterr().out
