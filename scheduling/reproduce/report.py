@@ -115,5 +115,6 @@ def document(root: Path | str = ".") -> str:
                 out += [f"**`{c.id}`.** {c.diagnosis.strip()}", ""]
         if section.is_file():
             text = section.read_text(encoding="utf-8").strip()
-            out += [text, ""]
+            # the section's own headings sit one level below the paper's
+            out += ["#" + line if line.startswith("#") else line for line in text.splitlines()] + [""]
     return "\n".join(out).rstrip() + "\n"
