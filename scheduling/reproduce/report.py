@@ -83,6 +83,17 @@ def markdown_table(results: Sequence[Result]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _demoted(lines: list[str]) -> list[str]:
+    """Markdown headings one level down (a section's headings sit below its paper's), code
+    blocks untouched."""
+    out, fenced = [], False
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        out.append("#" + line if line.startswith("#") and not fenced else line)
+    return out
+
+
 def document(root: Path | str = ".") -> str:
     """``docs/reproductions.md``: every registered claim with what the library asserts about it,
     then the diagnosis sections of ``docs/reproductions/<paper>.md`` (hand-written, with the
@@ -115,6 +126,5 @@ def document(root: Path | str = ".") -> str:
                 out += [f"**`{c.id}`.** {c.diagnosis.strip()}", ""]
         if section.is_file():
             text = section.read_text(encoding="utf-8").strip()
-            # the section's own headings sit one level below the paper's
-            out += ["#" + line if line.startswith("#") else line for line in text.splitlines()] + [""]
+            out += _demoted(text.splitlines()) + [""]
     return "\n".join(out).rstrip() + "\n"
