@@ -14,7 +14,8 @@ with ``2^(i-1) < p <= 2^i`` of its requested processors (``requested``: the part
 gang scheduling, the processor count under ``EASY``, the same class either way).
 
 Per class (:func:`class_table`, seed 004 Fig. 3), means over the class's jobs; the normalised
-response time of a class is ``mean(R) / mean(S)``, as in Fig. 3 (class 8: 146,441 / 300 = 488.4).
+response time of a class is ``mean(R) / mean(S)``, as in Fig. 3 (class 8: 146,441 / 300 = 488.1, printed
+488.4 from unrounded means).
 O(jobs).
 
 :data:`FIG3` is the paper's own table (the CTC SP2 under EASY-LL, August 1996), for printing
