@@ -56,7 +56,9 @@ class Hypercube:
         g = nx.hypercube_graph(self.dim) if self.dim else nx.empty_graph(1)
         if self.dim == 0:
             return g
-        return nx.relabel_nodes(g, {t: sum(b << i for i, b in enumerate(t)) for t in g.nodes})
+        # networkx names the nodes by coordinate tuples, except the 1-cube's (plain 0 and 1)
+        return nx.relabel_nodes(g, {t: t if isinstance(t, int) else sum(b << i for i, b in enumerate(t))
+                                    for t in g.nodes})
 
     def validate_request(self, request: int) -> int:
         """Return the subcube dimension ``request`` as an int or raise
