@@ -8,11 +8,14 @@ Every allocator is built from a topology and shares one surface::
 See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
 """
 
+from . import locality
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
     DoubleReleaseError,
     ForeignAllocationError,
+    MetricNotApplicableError,
+    NodeSetError,
     ReleaseError,
     RequestError,
     RequestSizeError,
@@ -40,6 +43,9 @@ __all__ = [
     "FrameSliding",
     "FirstFit",
     "BestFit",
+    "locality",
+    "MetricNotApplicableError",
+    "NodeSetError",
     "ReleaseError",
     "DoubleReleaseError",
     "ForeignAllocationError",

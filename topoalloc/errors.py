@@ -9,6 +9,8 @@ __all__ = [
     "DoubleReleaseError",
     "ForeignAllocationError",
     "UnsupportedTopologyError",
+    "MetricNotApplicableError",
+    "NodeSetError",
     "RequestError",
     "RequestSizeError",
     "RequestTypeError",
@@ -30,3 +32,12 @@ class ForeignAllocationError(ReleaseError):
 
 class UnsupportedTopologyError(TopologyError, TypeError):
     """The allocator cannot manage this topology (wrong kind, or a size the algorithm excludes)."""
+
+
+class MetricNotApplicableError(TopologyError, TypeError):
+    """A locality or contention measure was asked of a topology it does not apply to (hops on a
+    :class:`~topologies.Flat` machine, a bounding box on a cube)."""
+
+
+class NodeSetError(ValueError):
+    """A node set given to a measure is empty, has duplicates or ids outside the machine."""
