@@ -357,7 +357,7 @@ class Simulator:
         placements = None
         if placed is not None:
             placements = _placements(table["id"].tolist(), placed)
-            table = _with_locality(table, placements, topology)
+            table = _with_locality(table, placed, topology)
         window = (window_start if window_start is not None else end, end)
         state = None
         if record_state:
@@ -400,19 +400,20 @@ def _placements(ids: list[int], placed: dict[int, Any]) -> Mapping[int, np.ndarr
     return MappingProxyType(out)
 
 
-def _with_locality(table: np.ndarray, placements: Mapping[int, np.ndarray], topology: Any) -> np.ndarray:
-    """``table`` with the per-job ``mean_hops`` and ``components`` columns (mesh and cube only)."""
+def _with_locality(table: np.ndarray, placed: dict[int, Any], topology: Any) -> np.ndarray:
+    """``table`` with the per-job ``mean_hops`` and ``components`` columns (mesh and cube only):
+    O(1) per contiguous grant (closed forms), the general measures otherwise."""
     from topoalloc import locality
 
     if not locality.applies(topology):
         return table
     hops = np.full(len(table), np.nan)
     pieces = np.zeros(len(table), dtype=np.int64)
+    measure = locality.allocation_locality
     for i, jid in enumerate(table["id"].tolist()):
-        nodes = placements.get(jid)
-        if nodes is not None:
-            hops[i] = locality.mean_hops(topology, nodes)
-            pieces[i] = locality.components(topology, nodes)
+        alloc = placed.get(jid)
+        if alloc is not None and hasattr(alloc, "nodes"):
+            hops[i], pieces[i] = measure(topology, alloc)
     extra = np.empty(len(table), dtype=table.dtype.descr + [("mean_hops", float), ("components", np.int64)])
     for name in table.dtype.names:
         extra[name] = table[name]
