@@ -25,13 +25,16 @@ def simulate(
     record_state: bool = False,
     record_placement: bool = False,
     runtime_model: Any = None,
+    record_contention: bool = False,
+    record_fragmentation: bool | float = False,
 ) -> SimulationResult:
     """Simulate ``policy`` (a registry name such as ``"RSR-1"`` or a policy object) on a fresh
     ``allocator`` with ``workload`` (a :class:`~scheduling.workloads.Synthetic`, a trace, or a list
     of jobs), stopping after ``jobs`` completions (``None``: when the workload is exhausted) and
     discarding the first ``warmup`` jobs from the statistics. ``seed`` selects the workload's
-    random streams. ``record_state``, ``record_placement`` and ``runtime_model`` are the
-    :class:`~scheduling.Simulator` options of the same names.
+    random streams. ``record_state``, ``record_placement``, ``runtime_model``,
+    ``record_contention`` and ``record_fragmentation`` are the :class:`~scheduling.Simulator`
+    options of the same names.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.workloads import Synthetic, CubeDims, Exponential
@@ -42,5 +45,6 @@ def simulate(
     """
     return Simulator(
         allocator, policy, workload, jobs=jobs, warmup=warmup, seed=seed, until=until, record_state=record_state,
-        record_placement=record_placement, runtime_model=runtime_model,
+        record_placement=record_placement, runtime_model=runtime_model, record_contention=record_contention,
+        record_fragmentation=record_fragmentation,
     ).run()

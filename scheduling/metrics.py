@@ -82,7 +82,20 @@ def summarize(table: np.ndarray, *, utilization: float, effectiveness: float, ta
         "p90_turnaround": float(p90),
         "p99_turnaround": float(p99),
         "p90_slowdown": float(np.percentile(valid_slow, 90)) if len(valid_slow) else float("nan"),
+        **_locality_means(table),
     }
+
+
+def _locality_means(table: np.ndarray) -> dict[str, float]:
+    """Means of the per-job placement columns a run recorded (``record_placement``)."""
+    out = {}
+    names = table.dtype.names
+    if "mean_hops" in names:
+        out["mean_hops"] = float(np.nanmean(table["mean_hops"])) if len(table) else float("nan")
+        out["mean_components"] = float(table["components"].mean()) if len(table) else float("nan")
+    if "max_link_load" in names:
+        out["mean_max_link_load"] = float(table["max_link_load"].mean()) if len(table) else float("nan")
+    return out
 
 
 def fairness(table: np.ndarray, *, by: str = "requested", bins: Sequence[float] | None = None) -> dict:

@@ -75,6 +75,15 @@ class Simulator:
     grants alive and computing the columns costs time and memory the common case does not need
     (the README's benchmark table gives the cost on the 32x32 FCFS run).
 
+    ``record_contention`` (with ``record_placement``'s columns) adds ``max_link_load``: the most
+    jobs that ever shared the busiest link of a job's all-to-all routes while it ran, itself
+    included (XY routing on a mesh, e-cube on a cube; :func:`topoalloc.locality.job_links`), 1
+    when it never shared one. ``record_fragmentation`` records the machine's free space after
+    each instant's decision in ``result.state``: ``fragments`` (connected pieces of free nodes)
+    and ``largest_free`` (nodes of the largest free submesh or subcube) -- a number instead of
+    ``True`` records at most once per that many time units. Both cost O(machine size) per job
+    start or per instant: ask for them when you study placement.
+
     ``runtime_model`` makes a job's run time depend on its placement
     (:mod:`scheduling.runtime`: :class:`~scheduling.runtime.Dilation`,
     :class:`~scheduling.runtime.HopBytes`): the run time the speedup model gives is multiplied by
@@ -103,6 +112,8 @@ class Simulator:
         record_state: bool = False,
         record_placement: bool = False,
         runtime_model: Any = None,
+        record_contention: bool = False,
+        record_fragmentation: bool | float = False,
     ) -> None:
         if not isinstance(allocator, Allocator):
             raise TypeError(f"allocator must be a topoalloc.Allocator, got {allocator!r}")
@@ -125,7 +136,15 @@ class Simulator:
         self.seed = seed
         self.until = until
         self.record_state = record_state
-        self.record_placement = bool(record_placement)
+        self.record_placement = bool(record_placement or record_contention)
+        self.record_contention = bool(record_contention)
+        if record_fragmentation is not False and record_fragmentation is not True and not (
+                isinstance(record_fragmentation, int | float) and 0 < record_fragmentation < math.inf):
+            raise ValueError(f"record_fragmentation must be True, False or a finite interval > 0, "
+                             f"got {record_fragmentation!r}")
+        if (record_contention or record_fragmentation) and not _locality_applies(allocator.topology):
+            raise ValueError(f"contention and fragmentation need a mesh or a cube, not {allocator.topology!r}")
+        self.record_fragmentation = record_fragmentation
         if runtime_model is not None and not callable(getattr(runtime_model, "factor", None)):
             raise TypeError(f"runtime_model needs a factor(job, allocation, topology) method, got {runtime_model!r}")
         self.runtime_model = runtime_model
@@ -162,6 +181,13 @@ class Simulator:
         state_queue: list[int] = []
         record_state = self.record_state
         placed: dict[int, Any] | None = {} if self.record_placement else None
+        links = _Links(self.allocator.topology) if self.record_contention else None
+        peak: dict[int, int] = {}  # job id -> most jobs on its busiest link while it ran
+        frag_every = self.record_fragmentation
+        frag_next = -math.inf
+        frag_t: list[float] = []
+        frag_pieces: list[int] = []
+        frag_largest: list[int] = []
         model = self.runtime_model
         topology = self.allocator.topology
         backlog: list[int] = []  # jobs in the system as each kept job arrives (saturation evidence)
@@ -201,6 +227,8 @@ class Simulator:
                         st.factor = 1.0
                     if placed is not None:
                         placed[job.id] = act.allocation
+                        if links is not None:
+                            links.start(job.id, act.allocation)
                     st.rate = 1.0 / dur if dur > 0 else math.inf
                     running[job.id] = st
                     busy += act.processors
@@ -228,6 +256,8 @@ class Simulator:
                             st.alloc = act.allocation
                             if placed is not None:
                                 placed[st.job.id] = act.allocation
+                                if links is not None:
+                                    links.move(st.job.id, act.allocation)
                             if model is not None:
                                 st.factor = model.factor(st.job, act.allocation, topology)
                         st.changes += 1
@@ -285,8 +315,11 @@ class Simulator:
                     busy -= st.processors
                     demand -= refs.pop(job.id)
                     in_system -= 1
+                    if links is not None:
+                        peak[job.id] = links.finish(job.id)
                     if st.ordinal < warmup and placed is not None:
                         del placed[job.id]
+                        peak.pop(job.id, None)
                     if st.ordinal >= warmup:
                         cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
                                      st.folds, st.changes, st.moved, job.runtime))
@@ -338,6 +371,12 @@ class Simulator:
                 state_t.append(now)
                 state_busy.append(busy)
                 state_queue.append(queue_len)
+            if frag_every and now >= frag_next:
+                frag = fragmentation(self.allocator)
+                frag_t.append(now)
+                frag_pieces.append(frag["fragments"])
+                frag_largest.append(frag["largest_free_size"])
+                frag_next = now + frag_every if frag_every is not True else now
 
         end = now
         if stopped_at_until:
@@ -357,11 +396,15 @@ class Simulator:
         placements = None
         if placed is not None:
             placements = _placements(table["id"].tolist(), placed)
-            table = _with_locality(table, placed, topology)
+            table = _with_locality(table, placed, topology, peak if links is not None else None)
         window = (window_start if window_start is not None else end, end)
         state = None
         if record_state:
             state = {"time": np.array(state_t), "busy": np.array(state_busy), "queue": np.array(state_queue)}
+        if frag_every:
+            state = dict(state or {})
+            state.update({"fragmentation_time": np.array(frag_t), "fragments": np.array(frag_pieces, dtype=np.int64),
+                          "largest_free": np.array(frag_largest, dtype=np.int64)})
         return SimulationResult(
             table=table,
             size=P,
@@ -400,9 +443,67 @@ def _placements(ids: list[int], placed: dict[int, Any]) -> Mapping[int, np.ndarr
     return MappingProxyType(out)
 
 
-def _with_locality(table: np.ndarray, placed: dict[int, Any], topology: Any) -> np.ndarray:
-    """``table`` with the per-job ``mean_hops`` and ``components`` columns (mesh and cube only):
-    O(1) per contiguous grant (closed forms), the general measures otherwise."""
+def _locality_applies(topology: Any) -> bool:
+    from topoalloc import locality
+
+    return locality.applies(topology)
+
+
+def fragmentation(allocator: Any) -> dict[str, Any]:
+    from topoalloc.locality import fragmentation as measure
+
+    return measure(allocator)
+
+
+class _Links:
+    """Link loads of the running jobs' all-to-all routes, for ``record_contention``: the load
+    array, each running job's link mask and the highest load it has seen on its links (loads
+    only rise when a job starts, so checking the running jobs then is enough). O(running x
+    links) per start."""
+
+    def __init__(self, topology: Any) -> None:
+        from topoalloc import locality
+
+        self.topology = topology
+        self.job_links = locality.job_links
+        self.load = np.zeros(len(locality.links(topology)), dtype=np.int64)
+        self.masks: dict[int, np.ndarray] = {}
+        self.peak: dict[int, int] = {}
+
+    def start(self, jid: int, allocation: Any) -> None:
+        nodes = getattr(allocation, "nodes", None)
+        if nodes is None:
+            return
+        mask = self.job_links(self.topology, nodes)
+        self.masks[jid] = mask
+        self.load += mask
+        self.peak[jid] = 0
+        if not mask.any():
+            return
+        touched = self.load * mask  # only the links the new job loads got higher
+        for other, m in self.masks.items():
+            hit = touched[m]
+            if hit.size:
+                top = int(hit.max())
+                if top > self.peak[other]:
+                    self.peak[other] = top
+
+    def move(self, jid: int, allocation: Any) -> None:
+        self.finish(jid)
+        self.start(jid, allocation)
+
+    def finish(self, jid: int) -> int:
+        mask = self.masks.pop(jid, None)
+        if mask is not None:
+            self.load -= mask
+        return self.peak.pop(jid, 0)
+
+
+def _with_locality(table: np.ndarray, placed: dict[int, Any], topology: Any,
+                   peak: dict[int, int] | None = None) -> np.ndarray:
+    """``table`` with the per-job ``mean_hops`` and ``components`` columns (mesh and cube only),
+    and ``max_link_load`` when contention was recorded: O(1) per contiguous grant (closed forms),
+    the general measures otherwise."""
     from topoalloc import locality
 
     if not locality.applies(topology):
@@ -414,9 +515,14 @@ def _with_locality(table: np.ndarray, placed: dict[int, Any], topology: Any) -> 
         alloc = placed.get(jid)
         if alloc is not None and hasattr(alloc, "nodes"):
             hops[i], pieces[i] = measure(topology, alloc)
-    extra = np.empty(len(table), dtype=table.dtype.descr + [("mean_hops", float), ("components", np.int64)])
+    cols = [("mean_hops", float), ("components", np.int64)]
+    if peak is not None:
+        cols.append(("max_link_load", np.int64))
+    extra = np.empty(len(table), dtype=table.dtype.descr + cols)
     for name in table.dtype.names:
         extra[name] = table[name]
     extra["mean_hops"] = hops
     extra["components"] = pieces
+    if peak is not None:
+        extra["max_link_load"] = [peak.get(j, 0) for j in table["id"].tolist()]
     return extra

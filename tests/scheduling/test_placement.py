@@ -120,3 +120,45 @@ def test_synthetic_comm_is_its_own_stream():
         dataclasses.replace(base, comm=2)
     with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
         dataclasses.replace(base, comm=Uniform(0.5, 3.0)).take(50, seed=1)
+
+
+# -- contention and fragmentation over time ------------------------------------------------------------
+def test_max_link_load_is_the_peak_sharing_of_a_jobs_links_while_it_ran():
+    jobs = mesh_jobs(300, load=0.6)
+    r = simulate(FirstFit(Mesh(8, 8)), "FCFS", jobs, jobs=None, record_contention=True)
+    assert "max_link_load" in r.table.dtype.names and r.placements is not None
+    # brute force: at every start, the loads of the running jobs' links
+    t = r.table
+    starts = sorted(set(t["start"].tolist()))
+    want = {int(j): 0 for j in t["id"]}
+    mesh = Mesh(8, 8)
+    for s in starts:
+        live = [int(j) for j, a, b in zip(t["id"], t["start"], t["end"], strict=True) if a <= s < b or a == s]
+        masks = {j: locality.job_links(mesh, r.placements[j]) for j in live}
+        load = sum(masks.values()) if masks else None
+        for j, m in masks.items():
+            if m.any():
+                want[j] = max(want[j], int(load[m].max()))
+    assert r.max_link_load.tolist() == [want[int(j)] for j in t["id"]]
+    # XY routes of a submesh stay inside it: contiguous jobs never share a link
+    assert set(r.max_link_load.tolist()) <= {0, 1} and r.summary()["mean_max_link_load"] > 0.9
+
+
+def test_fragmentation_is_recorded_after_each_decision():
+    jobs = mesh_jobs(200, load=0.7)
+    r = simulate(FirstFit(Mesh(8, 8)), "FCFS", jobs, jobs=None, record_fragmentation=True)
+    s = r.state
+    assert len(s["fragmentation_time"]) == len(s["fragments"]) == len(s["largest_free"]) > 100
+    assert (s["largest_free"] <= 64).all() and (s["fragments"] >= 0).all() and s["fragments"].max() >= 2
+    sparse = simulate(FirstFit(Mesh(8, 8)), "FCFS", jobs, jobs=None, record_fragmentation=10.0).state
+    assert (np.diff(sparse["fragmentation_time"]) >= 10.0).all()
+    with pytest.raises(ValueError, match="record_fragmentation"):
+        simulate(FirstFit(Mesh(8, 8)), "FCFS", jobs, jobs=None, record_fragmentation=-1)
+    with pytest.raises(ValueError, match="mesh or a cube"):
+        simulate(FlatPool(Flat(8)), "FCFS", [Job(0, 0.0, 1, 1.0)], jobs=None, record_contention=True)
+
+
+def test_summary_reports_the_locality_means():
+    r = simulate(FirstFit(Mesh(8, 8)), "FCFS", mesh_jobs(100), jobs=None, record_placement=True)
+    s = r.summary()
+    assert s["mean_hops"] == pytest.approx(float(np.mean(r.mean_hops))) and s["mean_components"] == 1.0
