@@ -19,6 +19,7 @@ from .distributions import (
 from .downey import Downey
 from .ismail_dynamic import ISMAIL_DYNAMIC_EXECUTION, Labelled, ismail_dynamic
 from .offered import LOAD_BASES, granted_ratio, mean_granted_size
+from .placements import PlacementFileError, read_placements, write_placements
 from .swf import (
     SkippedLine,
     SWFError,
@@ -76,6 +77,9 @@ __all__ = [
     "load_swf",
     "write_swf",
     "write_records",
+    "write_placements",
+    "read_placements",
+    "PlacementFileError",
     "trace_path",
     "traces_dir",
 ]

@@ -681,7 +681,8 @@ def write_records(target: str | os.PathLike | IO, records: Iterable[SWFRecord],
 
 
 def write_swf(target: str | os.PathLike | IO, result: Any, jobs: Iterable[Job] | None = None, *,
-              header: SWFHeader | None = None, note: str | None = None) -> int:
+              header: SWFHeader | None = None, note: str | None = None,
+              placements: str | os.PathLike | bool | None = None) -> int:
     """Write a simulated schedule as SWF, one line per job of ``result`` (a
     :class:`~scheduling.SimulationResult`), in arrival order.
 
@@ -696,6 +697,11 @@ def write_swf(target: str | os.PathLike | IO, result: Any, jobs: Iterable[Job] |
     trace's) when given. Times that are whole numbers are written as integers, others exactly (as
     Python writes floats), so :func:`read_swf` reads back the same values. Returns the number of
     jobs written.
+
+    SWF has no field for the nodes a job ran on, so when ``result`` recorded placements
+    (``record_placement=True``) they go to a sidecar file
+    (:func:`~scheduling.workloads.write_placements`): ``placements`` is its path, or by default
+    ``<target>.nodes.csv`` next to a ``target`` path (``False``: none).
     """
     table = result.table
     originals: dict[int, Job] = {}
@@ -735,4 +741,16 @@ def write_swf(target: str | os.PathLike | IO, result: Any, jobs: Iterable[Job] |
             yield SWFRecord(jid, arrival, start - arrival, end - start, int(row["granted"]), -1, -1, req_procs,
                             req_time, *extra)
 
-    return write_records(target, records(), lines)
+    written = write_records(target, records(), lines)
+    recorded = getattr(result, "placements", None)
+    if recorded is not None and placements is not False:
+        if placements is None or placements is True:
+            if not isinstance(target, str | os.PathLike):
+                if placements is True:
+                    raise ValueError("placements=True needs a target path (or give the sidecar's path)")
+                return written
+            placements = f"{os.fspath(target)}.nodes.csv"
+        from .placements import write_placements
+
+        write_placements(placements, recorded)
+    return written

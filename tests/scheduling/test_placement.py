@@ -162,3 +162,32 @@ def test_summary_reports_the_locality_means():
     r = simulate(FirstFit(Mesh(8, 8)), "FCFS", mesh_jobs(100), jobs=None, record_placement=True)
     s = r.summary()
     assert s["mean_hops"] == pytest.approx(float(np.mean(r.mean_hops))) and s["mean_components"] == 1.0
+
+
+# -- writing the schedule keeps the placement --------------------------------------------------------
+@pytest.mark.parametrize("suffix", [".nodes.csv", ".parquet"])
+def test_write_swf_writes_the_nodes_beside_the_schedule(tmp_path, suffix):
+    from scheduling.workloads import read_placements, read_swf, write_swf
+
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    jobs = mesh_jobs(60)
+    r = simulate(FirstFit(Mesh(8, 8)), "FCFS", jobs, jobs=None, record_placement=True)
+    target = tmp_path / "schedule.swf"
+    sidecar = tmp_path / "schedule.swf.nodes.csv" if suffix == ".nodes.csv" else tmp_path / "nodes.parquet"
+    write_swf(target, r, jobs, placements=None if suffix == ".nodes.csv" else sidecar)
+    back = read_placements(sidecar)
+    assert sorted(back) == sorted(r.placements) and all(np.array_equal(back[j], r.placements[j]) for j in back)
+    assert len(read_swf(target)[1]) == len(r)  # the SWF file itself stays standard (header, records, report)
+    plain = simulate(FirstFit(Mesh(8, 8)), "FCFS", jobs, jobs=None)
+    write_swf(tmp_path / "plain.swf", plain, jobs)
+    assert not (tmp_path / "plain.swf.nodes.csv").exists()
+
+
+def test_a_bad_placement_file_is_named(tmp_path):
+    from scheduling.workloads import PlacementFileError, read_placements
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("job_id,nodes\n3,1 2\nx,4\n")
+    with pytest.raises(PlacementFileError, match="bad.csv: line 3"):
+        read_placements(bad)
