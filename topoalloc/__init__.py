@@ -13,6 +13,7 @@ from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
     DoubleReleaseError,
     ForeignAllocationError,
+    ParameterError,
     ReleaseError,
     RequestError,
     RequestSizeError,
@@ -44,6 +45,7 @@ __all__ = [
     "DoubleReleaseError",
     "ForeignAllocationError",
     "UnsupportedTopologyError",
+    "ParameterError",
     "RequestError",
     "RequestSizeError",
     "RequestTypeError",

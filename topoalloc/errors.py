@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from topologies.errors import RequestError, RequestSizeError, RequestTypeError, TopologyError
+from topologies.errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 
 __all__ = [
     "ReleaseError",
     "DoubleReleaseError",
     "ForeignAllocationError",
     "UnsupportedTopologyError",
+    "ParameterError",
     "RequestError",
     "RequestSizeError",
     "RequestTypeError",

@@ -7,7 +7,7 @@ contiguous allocators hand out.
 """
 
 from .base import Topology
-from .errors import RequestError, RequestSizeError, RequestTypeError, TopologyError
+from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
 from .hypercube import MAX_CUBE_DIM, Hypercube
 from .mesh import Mesh
@@ -21,6 +21,7 @@ __all__ = [
     "Submesh",
     "Subcube",
     "MAX_CUBE_DIM",
+    "ParameterError",
     "TopologyError",
     "RequestError",
     "RequestSizeError",
