@@ -6,6 +6,8 @@
 >>> simulate(FrameSliding(Mesh(32, 32)), "RSR-1", w, jobs=5000, warmup=500).summary()  # doctest: +SKIP
 """
 
+from topologies.errors import ParameterError
+
 from . import metrics, policies, workloads
 from .actions import Action, Resize, Resume, Start, Suspend, Timer
 from .api import simulate
@@ -19,6 +21,7 @@ from .speedup import Amdahl, Linear, Speedup, Tabulated
 __all__ = [
     "simulate",
     "Simulator",
+    "ParameterError",
     "SimulationResult",
     "Job",
     "JobRecord",

@@ -7,11 +7,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._validate import ParameterError, check_real, shown
 from .speedup import Linear, Speedup
 
 __all__ = ["Job", "JobRecord", "JobStream"]
 
 _LINEAR = Linear()
+_INF = float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,10 @@ class Job:
     user's run-time estimate (backfilling uses it; defaults to ``runtime``), ``size`` the processor
     count the job asked for before any rounding (traces; defaults to the request's size), and
     ``attrs`` anything else a policy may use (Downey's ``A`` and ``sigma``, a user id, ...).
+
+    ``arrival`` must be a finite number and ``runtime`` a finite number >= 0
+    (:class:`~topologies.errors.ParameterError` otherwise: a NaN or infinite time would make
+    every result NaN or stop a simulation from ending).
     """
 
     id: int
@@ -34,9 +40,25 @@ class Job:
     size: int | None = None
     attrs: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    def __post_init__(self) -> None:
+        a, r = self.arrival, self.runtime
+        try:
+            ok = -_INF < a < _INF and 0.0 <= r < _INF and type(a) is not bool and type(r) is not bool
+        except TypeError:  # not numbers
+            ok = False
+        if not ok:
+            _refuse(self)
+
     def time_on(self, m: float, n: int) -> float:
         """Run time on ``m`` processors given the job's reference size ``n``."""
         return self.speedup.time(self.runtime, n, m)
+
+
+def _refuse(job: Job) -> None:
+    check_real(job.arrival, f"job {job.id}: arrival")
+    check_real(job.runtime, f"job {job.id}: runtime", low=0)
+    raise ParameterError(  # pragma: no cover - the checks above always raise for a refused job
+        f"job {job.id}: arrival {shown(job.arrival)}, runtime {shown(job.runtime)}")
 
 
 @dataclass(frozen=True, slots=True)

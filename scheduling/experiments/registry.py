@@ -404,7 +404,7 @@ def _applications(load: float, machine_size: int, *, numbers: Sequence[int] | No
             raise ValueError(f"Applications: numbers must be a list of application numbers 1..30, got {numbers!r}")
         kw["numbers"] = tuple(numbers)
     if weights is not None:
-        kw["weights"] = tuple(float(w) for w in weights)
+        kw["weights"] = tuple(weights) if isinstance(weights, list) else weights  # ApplicationMix checks them
     return ApplicationMix(load=load, machine_size=machine_size, **kw)
 
 
@@ -438,7 +438,7 @@ def _batch_mix(load: float, machine_size: int, *, numbers: Sequence[int] = (1, 6
 def _downey(load: float, machine_size: int, *, days: int = 1, sigma_max: float = 2.0) -> Any:
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise ValueError(f"Downey: days must be a positive integer, got {days!r}")
-    return _wl.Downey(N=machine_size, load=load, days=1, sigma_max=float(sigma_max))
+    return _wl.Downey(N=machine_size, load=load, days=1, sigma_max=sigma_max)
 
 
 def _downey_metrics(runs: Sequence[tuple[Any, Mapping[int, Any]]]) -> dict[str, float]:

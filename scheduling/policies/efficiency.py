@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .._validate import check_int, check_real
 from ..actions import Action, Timer
 from ..speedup import Speedup
 from .ismail_dynamic import DynamicPolicy, _Share, water_fill
@@ -291,8 +292,7 @@ class SelfTuning:
     __slots__ = ("P", "known", "lo", "hi", "best")
 
     def __init__(self, P: int) -> None:
-        if P < 1:
-            raise ValueError(f"self-tuning needs at least one processor, got {P}")
+        check_int(P, "self-tuning needs at least one processor: P", low=1)
         self.P = P
         self.known: dict[int, float] = {}
         self.lo = 1
@@ -360,8 +360,7 @@ class _Efficiency(DynamicPolicy):
 
     def __init__(self, overhead: float = 0.0, iterations: int = 100) -> None:
         super().__init__(overhead)
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        check_int(iterations, "iterations", low=1)
         self.iterations = iterations
 
     def limit(self, st: _Share) -> int:
@@ -473,11 +472,8 @@ class EQUALEFF(_Efficiency):
     def __init__(self, overhead: float = 0.0, iterations: int = 100, quantum: float = 0.0,
                  max_steps: int = 50) -> None:
         super().__init__(overhead, iterations)
-        if isinstance(quantum, bool) or not (isinstance(quantum, int | float) and math.isfinite(quantum)
-                                             and quantum >= 0):
-            raise ValueError(f"quantum must be a finite number >= 0, got {quantum!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        check_real(quantum, "quantum", low=0)
+        check_int(max_steps, "max_steps", low=1)
         self.quantum = float(quantum)
         self.max_steps = max_steps
         self._round = 0

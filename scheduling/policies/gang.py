@@ -31,6 +31,7 @@ from typing import Any
 from topoalloc import Allocation, Allocator, FlatPool
 from topoalloc.dhc import DHCTree, TreeNode, TreeWeights, forest_sizes
 
+from .._validate import check_bool, check_real
 from ..actions import Action, Resume, Start, Suspend, Timer
 from ..jobs import Job
 from .base import Policy
@@ -270,19 +271,15 @@ class Gang(Policy):
         super().__init__()
         if variant not in VARIANTS:
             raise GangError(f"unknown gang variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-        for label, value in (("cycle", cycle), ("period", period)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                    value > 0 and math.isfinite(value)):
-                raise GangError(f"{label} must be a finite number > 0, got {value!r}")
-        if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float)) or not (
-                switch_cost >= 0 and math.isfinite(switch_cost)):
-            raise GangError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}")
+        check_real(cycle, "cycle", low=0, low_open=True, error=GangError)
+        check_real(period, "period", low=0, low_open=True, error=GangError)
+        check_real(switch_cost, "switch_cost", low=0, error=GangError)
         if quanta not in self.QUANTA:
             raise GangError(f"unknown quanta mode {quanta!r}; choose one of {', '.join(self.QUANTA)}")
         if assignment is not None and assignment not in DHCTree.ASSIGNMENTS:
             raise GangError(f"unknown assignment {assignment!r}; choose one of {', '.join(DHCTree.ASSIGNMENTS)}")
-        if isinstance(rho_floor, bool) or not isinstance(rho_floor, (int, float)) or not 0 <= rho_floor <= 1:
-            raise GangError(f"rho_floor must be in [0, 1], got {rho_floor!r}")
+        check_real(rho_floor, "rho_floor", low=0, high=1, error=GangError)
+        check_bool(record, "record", error=GangError)
         if quanta == "rho" and rho_floor == 0 and switch_cost > 0:
             raise GangError("rho quanta with rho_floor = 0 can give a class a quantum shorter than the "
                             f"context-switch cost ({switch_cost}); use rho_floor > 0")

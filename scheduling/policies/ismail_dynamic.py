@@ -43,6 +43,7 @@ from topoalloc import Allocator
 from topoalloc.errors import UnsupportedTopologyError
 from topologies import Flat
 
+from .._validate import check_real
 from ..actions import Action, Resize
 from ..jobs import Job
 from .base import Policy
@@ -149,10 +150,7 @@ class DynamicPolicy(Policy):
 
     def __init__(self, overhead: float = 0.0) -> None:
         super().__init__()
-        if isinstance(overhead, bool) or not isinstance(overhead, int | float) or not (
-                math.isfinite(overhead) and overhead >= 0):
-            raise ValueError(f"reconfiguration overhead C must be a finite number >= 0, got {overhead!r}")
-        self.overhead = float(overhead)
+        self.overhead = check_real(overhead, "reconfiguration overhead C", low=0)
         self.shares: dict[int, _Share] = {}
         self._seq = itertools.count()
         self._slot_queue: dict[Any, deque[Job]] = {}
@@ -388,8 +386,7 @@ class DPROPSM(DynamicPolicy):
 
     def __init__(self, x: float, overhead: float = 0.0) -> None:
         super().__init__(overhead)
-        if not (isinstance(x, int | float) and not isinstance(x, bool) and x > 0 and math.isfinite(x)):
-            raise ValueError(f"DPROP-SM needs a priority parameter x > 0, got {x!r}")
+        check_real(x, "DPROP-SM priority parameter x", low=0, low_open=True)
         self.x = x
         self.name = f"DPROP-SM/{x:g}"
 
@@ -419,8 +416,9 @@ class DPROPSH(DynamicPolicy):
 
     def __init__(self, x: float, overhead: float = 0.0, long_after: float | None = None) -> None:
         super().__init__(overhead)
-        if not (isinstance(x, int | float) and not isinstance(x, bool) and x > 0 and math.isfinite(x)):
-            raise ValueError(f"DPROP-SH needs a priority parameter x > 0, got {x!r}")
+        check_real(x, "DPROP-SH priority parameter x", low=0, low_open=True)
+        if long_after is not None:
+            check_real(long_after, "DPROP-SH long_after", low=0)
         self.x = x
         self.long_after = long_after
         self.name = f"DPROP-SH/{x:g}"

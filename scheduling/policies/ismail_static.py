@@ -31,6 +31,7 @@ import math
 
 from topoalloc import Allocation, Allocator, FlatPool
 
+from .._validate import check_bool, check_real
 from ..actions import Action, Start
 from ..jobs import Job
 from .base import Policy
@@ -267,7 +268,7 @@ class UnlimitedFolding(IsmailStatic):
 
     def __init__(self, order: str = "fifo", first_fit: bool = False) -> None:
         super().__init__(order)
-        self.first_fit = bool(first_fit)
+        self.first_fit = check_bool(first_fit, "first_fit")
         self.name = self._NAMES.get((order, self.first_fit), f"UnlimitedFolding({order}, first_fit={first_fit})")
 
     def _scan(self, now: float) -> list[Action]:
@@ -449,10 +450,9 @@ class AdaptiveFolding(IsmailStatic):
         if isinstance(ffmax, str):
             if ffmax not in ("f1max", "f2max"):
                 raise ValueError(f"ffmax must be 'f1max', 'f2max' or a number >= 1, got {ffmax!r}")
-        elif isinstance(ffmax, bool) or not isinstance(ffmax, int | float) or not ffmax >= 1:
-            raise ValueError(f"a fixed ffmax must be a number >= 1, got {ffmax!r}")
-        if not 0.0 <= r <= 1.0:
-            raise ValueError(f"r (residual life ratio) must be in [0, 1], got {r!r}")
+        else:
+            check_real(ffmax, "a fixed ffmax (FF_max)", low=1)
+        check_real(r, "r (residual life ratio)", low=0, high=1)
         self.kind = kind
         self.ffmax = ffmax
         self.r = float(r)
