@@ -8,6 +8,8 @@ Every allocator is built from a topology and shares one surface::
 See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
 """
 
+from topologies._version import __version__
+
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
@@ -26,6 +28,7 @@ from .hypercube import Buddy, CubeAllocator, FreeList, GrayCode
 from .mesh import BestFit, Buddy2D, FirstFit, FrameSliding, MeshAllocator
 
 __all__ = [
+    "__version__",
     "Allocation",
     "Allocator",
     "CubeAllocator",

@@ -6,6 +6,7 @@ request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are t
 contiguous allocators hand out.
 """
 
+from ._version import __version__
 from .base import Topology
 from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
@@ -14,6 +15,7 @@ from .mesh import Mesh
 from .regions import Subcube, Submesh
 
 __all__ = [
+    "__version__",
     "Topology",
     "Mesh",
     "Hypercube",

@@ -683,9 +683,8 @@ def _policy_list(value: Any, *, file: Any, key: str) -> tuple[str | Component, .
             raise ConfigError(f"a policy table needs a string 'name', got {v!r}", file=file, key=k)
         try:
             canon = canonical_policy(name)
-        except _policies.UnknownPolicyError:
-            raise ConfigError(f"unknown policy {name!r}; choose from {', '.join(_policies.names())}",
-                              file=file, key=k if isinstance(v, str) else f"{k}.name") from None
+        except _policies.UnknownPolicyError as exc:  # suggests the closest names, not all of them
+            raise ConfigError(str(exc), file=file, key=k if isinstance(v, str) else f"{k}.name") from None
         except (ValueError, TypeError) as exc:
             raise ConfigError(str(exc), file=file, key=k) from None
         params = {p: x for p, x in v.items() if p != "name"} if isinstance(v, dict) else {}

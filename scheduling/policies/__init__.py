@@ -14,7 +14,7 @@ from .folding import RSR, AverageLimit, FoldingRule, GreedyLimit, Limit, NoFold
 from .gang import Gang  # registers DHC gang scheduling (seed 004 §2.3-2.6)
 from .ismail_dynamic import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, DynamicPolicy  # seed 000 ch. 4
 from .ismail_static import EPFP, AdaptiveFolding, FirstFitQueue, UnlimitedFolding  # registers seed 000 static
-from .registry import UnknownPolicyError, describe, get, names, register
+from .registry import ANY_ALLOCATOR, PolicyFamily, UnknownPolicyError, describe, families, get, names, register, suggest
 
 register("FCFS", lambda: FCFS(), help="first come first served, no folding (seed 002, seed 000 §2.2.1)")
 register("RSR", lambda t: FCFS(RSR(t)), param="int", help="FCFS with restricted size reduction (seed 002 §3.2)")
@@ -35,6 +35,10 @@ __all__ = [
     "get",
     "names",
     "describe",
+    "families",
+    "suggest",
+    "PolicyFamily",
+    "ANY_ALLOCATOR",
     "UnknownPolicyError",
     "FirstFitQueue",
     "UnlimitedFolding",

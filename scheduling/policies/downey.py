@@ -282,15 +282,19 @@ class ASP(Policy):
         return actions
 
 
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "FlatPool, and jobs carrying Downey's A and sigma (the Downey workload model, or a Downey speedup per job)"
+
+
 def _register() -> None:
     forms = (("", 0.0), ("-greedy", 0.0), ("-stubborn", 1.0))
     for rule in RULES:
         for suffix, c in forms:
             register(f"{rule}{suffix}", lambda rule=rule, c=c: DowneyStrategy(rule, c),
-                     help=f"Downey {rule}, {'stubborn' if c else 'greedy'} (seed 001 §5-6)")
+                     help=f"Downey {rule}, {'stubborn' if c else 'greedy'} (seed 001 §5-6)", needs=_NEEDS)
         register(f"{rule}-hybrid", lambda c, rule=rule: DowneyStrategy(rule, c), param="float",
-                 help=f"Downey {rule}, hybrid with minimum fraction c of the ideal size (seed 001 §6.4)")
-    register("ASP", ASP, help="Downey's adaptive static partitioning (seed 001 §5.4)")
+                 help=f"Downey {rule}, hybrid with minimum fraction c of the ideal size (seed 001 §6.4)", needs=_NEEDS)
+    register("ASP", ASP, help="Downey's adaptive static partitioning (seed 001 §5.4)", needs=_NEEDS)
 
 
 _register()

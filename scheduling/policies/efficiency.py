@@ -545,9 +545,14 @@ class OPTEFF(_Efficiency):
         return out + [0] * (len(shares) - len(active))
 
 
-register("EQUI", lambda: EQUI(), help="dynamic equipartition (seed 003 §4.1)")
-register("AP-EQUI", lambda: APEQUI(), help="equipartition capped at each job's best size, a priori (seed 003 §4.1)")
-register("ST-EQUI", lambda: STEQUI(), help="equipartition with self-tuning by golden sections (seed 003 §4.2)")
-register("EQUAL-EFF", lambda: EQUALEFF(), help="equal extrapolated efficiency, greedy (seed 003 §5.1)")
-register("OPT-EFF", lambda: OPTEFF(), help="maximum sum of efficiencies by dynamic programming (seed 003 §5.2)")
-register("ST-EQUAL-EFF", lambda: STEQUALEFF(), help="EQUAL-EFF with self-tuning (seed 003 §5.3)")
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "a flat machine (FlatPool; processor-count requests) and jobs with speedup curves; resizes running jobs"
+register("EQUI", lambda: EQUI(), help="dynamic equipartition (seed 003 §4.1)", needs=_NEEDS)
+register("AP-EQUI", lambda: APEQUI(), help="equipartition capped at each job's best size, a priori (seed 003 §4.1)",
+         needs=_NEEDS)
+register("ST-EQUI", lambda: STEQUI(), help="equipartition with self-tuning by golden sections (seed 003 §4.2)",
+         needs=_NEEDS)
+register("EQUAL-EFF", lambda: EQUALEFF(), help="equal extrapolated efficiency, greedy (seed 003 §5.1)", needs=_NEEDS)
+register("OPT-EFF", lambda: OPTEFF(), help="maximum sum of efficiencies by dynamic programming (seed 003 §5.2)",
+         needs=_NEEDS)
+register("ST-EQUAL-EFF", lambda: STEQUALEFF(), help="EQUAL-EFF with self-tuning (seed 003 §5.3)", needs=_NEEDS)

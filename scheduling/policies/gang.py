@@ -668,13 +668,18 @@ def _make(variant: str, **kw: Any):
     return lambda: Gang(variant, **kw)
 
 
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "DHCTree (a flat machine as a forest of buddy partitions; processor-count requests)"
+
+
 for _variant, _name in _NAMES.items():
     _what = {"vanilla": "vanilla DHC gang scheduling (seed 004 §2.3)",
              "pushdown": "DHC gang scheduling with push-down (seed 004 §2.4)",
              "migrate-root": "DHC gang scheduling, migration from the root (seed 004 §2.5)",
              "migrate-leaves": "DHC gang scheduling, migration from the leaves (seed 004 §2.5)"}[_variant]
-    register(_name, _make(_variant), help=f"{_what}; T = 1000 s, switch cost 1 s, uniform quanta")
-    register(f"{_name}-Weight", _make(_variant, assignment="weight"), help=f"{_what}, weight-oriented assignment (§3)")
-    register(f"{_name}-Rho", _make(_variant, quanta="rho"), help=f"{_what}, rho-based quanta (§7.2)")
+    register(_name, _make(_variant), help=f"{_what}; T = 1000 s, switch cost 1 s, uniform quanta", needs=_NEEDS)
+    register(f"{_name}-Weight", _make(_variant, assignment="weight"), help=f"{_what}, weight-oriented assignment (§3)",
+             needs=_NEEDS)
+    register(f"{_name}-Rho", _make(_variant, quanta="rho"), help=f"{_what}, rho-based quanta (§7.2)", needs=_NEEDS)
     register(f"{_name}-T", lambda T, v=_variant: Gang(v, cycle=T), param="float",
-             help=f"{_what} with timeplexing cycle T seconds")
+             help=f"{_what} with timeplexing cycle T seconds", needs=_NEEDS)

@@ -514,9 +514,13 @@ class DSMJF(_GreedyFill):
         return (st.n, st.seq)
 
 
-register("DEQP", lambda: DEQP(), help="dynamic equipartitioning (seed 000 §4.3)")
-register("DPROP", lambda: DPROP(), help="dynamic proportional allocation (seed 000 §4.3)")
-register("DFCFS", lambda: DFCFS(), help="dynamic first come first served (seed 000 §4.3)")
-register("DSMJF", lambda: DSMJF(), help="dynamic smallest job first (seed 000 §4.3)")
-register("DPROP-SM", lambda x: DPROPSM(x), param="float", help="DPROP with priority to small jobs, x (seed 000 §4.5)")
-register("DPROP-SH", lambda x: DPROPSH(x), param="float", help="DPROP with priority to short jobs, x (seed 000 §4.5)")
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "a flat machine (FlatPool; processor-count requests); resizes running jobs"
+register("DEQP", lambda: DEQP(), help="dynamic equipartitioning (seed 000 §4.3)", needs=_NEEDS)
+register("DPROP", lambda: DPROP(), help="dynamic proportional allocation (seed 000 §4.3)", needs=_NEEDS)
+register("DFCFS", lambda: DFCFS(), help="dynamic first come first served (seed 000 §4.3)", needs=_NEEDS)
+register("DSMJF", lambda: DSMJF(), help="dynamic smallest job first (seed 000 §4.3)", needs=_NEEDS)
+register("DPROP-SM", lambda x: DPROPSM(x), param="float", help="DPROP with priority to small jobs, x (seed 000 §4.5)",
+         needs=_NEEDS)
+register("DPROP-SH", lambda x: DPROPSH(x), param="float", help="DPROP with priority to short jobs, x (seed 000 §4.5)",
+         needs=_NEEDS)

@@ -515,24 +515,29 @@ class AdaptiveFolding(IsmailStatic):
 
 
 # -- registry -------------------------------------------------------------------------------------
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "FlatPool (a flat machine; processor-count requests)"
+
+
 def _register() -> None:
     for order, name in FirstFitQueue._NAMES.items():
         register(name, lambda o=order: FirstFitQueue(o), help=f"no folding first fit, queue by {ORDERS[order]} "
-                 f"(seed 000 §{'2.4' if order == 'total_demand' else '2.2.1'})")
+                 f"(seed 000 §{'2.4' if order == 'total_demand' else '2.2.1'})", needs=_NEEDS)
     for (order, ff), name in UnlimitedFolding._NAMES.items():
         section = "2.4" if order in ("total_demand", "shortest", "longest") else "2.2.2"
         register(name, lambda o=order, f=ff: UnlimitedFolding(o, f),
                  help=f"unlimited folding, queue by {ORDERS[order]}{', first fit first' if ff else ''} "
-                      f"(seed 000 §{section})")
-    register("EPFP", lambda: EPFP(), help="even partitioning of free processors, eager (seed 000 §2.2.2)")
+                      f"(seed 000 §{section})", needs=_NEEDS)
+    register("EPFP", lambda: EPFP(), help="even partitioning of free processors, eager (seed 000 §2.2.2)", needs=_NEEDS)
     for (order, kind), name in AdaptiveFolding._NAMES.items():
         section = "3.4" if order in ("total_demand", "shortest", "longest") else "3.2"
         what = f"adaptive limited folding ({kind} scan, queue by {ORDERS[order]}) (seed 000 §{section})"
-        register(name, lambda o=order, k=kind: AdaptiveFolding(o, k, "f1max"), help=f"{what}, FF_max = f1max")
+        register(name, lambda o=order, k=kind: AdaptiveFolding(o, k, "f1max"), help=f"{what}, FF_max = f1max",
+                 needs=_NEEDS)
         register(f"{name}-f2max", lambda o=order, k=kind: AdaptiveFolding(o, k, "f2max"),
-                 help=f"{what}, FF_max = f2max with r = 2/3")
+                 help=f"{what}, FF_max = f2max with r = 2/3", needs=_NEEDS)
         register(f"{name}-fixed", lambda x, o=order, k=kind: AdaptiveFolding(o, k, x), param="float",
-                 help=f"{what}, fixed FF_max = the number")
+                 help=f"{what}, fixed FF_max = the number", needs=_NEEDS)
 
 
 _register()
