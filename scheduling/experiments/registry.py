@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import policies as _policies
 from .. import workloads as _wl
+from .._validate import check_int, check_real, is_int
 
 __all__ = [
     "AllocatorEntry",
@@ -400,7 +401,7 @@ def _applications(load: float, machine_size: int, *, numbers: Sequence[int] | No
 
     kw: dict[str, Any] = {}
     if numbers is not None:
-        if not isinstance(numbers, list | tuple) or not all(isinstance(n, int) and 1 <= n <= 30 for n in numbers):
+        if not isinstance(numbers, list | tuple) or not all(is_int(n) and 1 <= n <= 30 for n in numbers):
             raise ValueError(f"Applications: numbers must be a list of application numbers 1..30, got {numbers!r}")
         kw["numbers"] = tuple(numbers)
     if weights is not None:
@@ -520,4 +521,7 @@ def make_workload(name: str, params: Mapping[str, Any] | None, *, load: float | 
     bad = [k for k in params if k not in allowed]
     if bad:
         raise TypeError(f"workload model {model.name} has no parameter {bad[0]!r}; allowed: {', '.join(allowed)}")
+    check_int(machine_size, f"{model.name}: machine_size (the topology's processors)", low=1)
+    if load is not None or not model.trace:
+        check_real(load, f"{model.name}: load", low=0, low_open=True)
     return model.factory(load, machine_size, **params)

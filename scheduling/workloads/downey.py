@@ -97,7 +97,7 @@ class Downey(JobStream):
         if ok:
             lo = check_real(self.log_lifetime[0], "Downey workload: log_lifetime low")
             hi = check_real(self.log_lifetime[1], "Downey workload: log_lifetime high")
-            ok = lo < hi and math.isfinite(math.exp(hi))
+            ok = lo < hi <= 709.0  # e^709 is the largest power of e a float holds
         if not ok:
             raise ParameterError(f"Downey workload: log_lifetime must be (low, high) with low < high <= 709, "
                                  f"got {self.log_lifetime!r}")
