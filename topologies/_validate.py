@@ -31,6 +31,8 @@ import math
 import numbers
 from typing import Any
 
+import numpy as np
+
 from .errors import ParameterError
 
 __all__ = ["check_int", "check_real", "check_bool", "check_choice", "shown", "is_real", "is_int"]
@@ -100,7 +102,7 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
 
 def check_bool(value: Any, name: str, *, error: type[Exception] = ParameterError) -> bool:
     """``value`` if it is ``True`` or ``False`` (numpy booleans count); else ``error``."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool | np.bool_):
         return bool(value)
     raise error(f"{name} must be true or false, got {shown(value)}")
 
