@@ -193,6 +193,8 @@ def equal_eff_allocation(speedups: Sequence[Speedup], limits: Sequence[int], tot
     >>> equal_eff_allocation([a.speedup for a in apps], [a.max_processors for a in apps], 32)
     [7, 16, 9]
     """
+    check_int(total, "total (processors)", low=0)
+    check_int(max_steps, "max_steps", low=1)
     it = EqualEffIteration(speedups, limits, total, start)
     for _ in range(max_steps):
         it.step()
@@ -216,6 +218,7 @@ def opt_eff_allocation(speedups: Sequence[Speedup] | Sequence[np.ndarray], limit
     >>> opt_eff_allocation([Amdahl(0.5), Linear()], [8, 8], 8)
     [1, 7]
     """
+    check_int(total, "total (processors)", low=0)
     m = len(speedups)
     if m > total:
         raise ValueError(f"{m} jobs need at least one processor each, only {total} available")
@@ -266,6 +269,7 @@ def job_throughput(result: Any, classes: Mapping[int, Any], window: tuple[float,
 
 def best_size(speedup: Speedup, limit: int) -> int:
     """The fewest processors, at most ``limit``, that maximise ``speedup`` (AP-EQUI's cap)."""
+    check_int(limit, "limit", low=1)
     curve = _curve(speedup, limit)
     return int(np.argmax(curve >= curve.max() * (1 - 1e-12))) + 1
 

@@ -30,6 +30,7 @@ from scheduling.experiments import ConfigError, study_from_dict
 from scheduling.experiments import registry as reg
 from scheduling.jobs import Job
 from scheduling.policies import RSR, Limit
+from scheduling.policies.efficiency import best_size, equal_eff_allocation, opt_eff_allocation
 from scheduling.speedup import Amdahl, Tabulated, misp_serial_fraction
 from scheduling.speedup_downey import Downey as DowneySpeedup
 from scheduling.workloads import (
@@ -440,3 +441,14 @@ def test_toml_literals_nan_and_inf_are_refused(tmp_path):
         with pytest.raises(ConfigError) as info:
             load_study(path)
         assert info.value.key == key and "bad.toml" in str(info.value)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: opt_eff_allocation([Amdahl(0.1)], [4], NAN), "total"),
+    (lambda: equal_eff_allocation([Amdahl(0.1)], [4], 4.0), "total"),
+    (lambda: equal_eff_allocation([Amdahl(0.1)], [4], 4, max_steps=True), "max_steps"),
+    (lambda: best_size(Amdahl(0.1), INF), "limit"),
+])
+def test_the_efficiency_functions_refuse_counts_that_are_not_counts(call, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        call()
