@@ -28,6 +28,8 @@ from scheduling.applications import ApplicationMix, batch_mix
 from scheduling.downey_metrics import simulate_days
 from scheduling.experiments import ConfigError, study_from_dict
 from scheduling.experiments import registry as reg
+from scheduling.experiments.runner import episode_seeds
+from scheduling.experiments.snapshots import SnapshotPolicy
 from scheduling.jobs import Job
 from scheduling.policies import RSR, Limit
 from scheduling.policies.efficiency import best_size, equal_eff_allocation, opt_eff_allocation
@@ -59,7 +61,7 @@ ZERO_OK = {
     ("Amdahl", "serial_fraction"), ("Downey speedup", "sigma"), ("simulate", "warmup"), ("simulate", "seed"),
     ("simulate", "until"), ("Hypercube", "dim"), ("RSR", "t"), ("Limit", "k"), ("simulate_days", "seed"),
     ("offered_load", "rate"), ("offered_load", "mean_size"), ("offered_load", "mean_service"),
-    ("Labelled", "long_after"), ("Job", "runtime"),
+    ("Labelled", "long_after"), ("Job", "runtime"), ("episode_seeds", "seed"), ("episode_seeds", "count"),
 }
 #: Policy constructor parameters for which 0 is valid (costs, fractions, floors).
 POLICY_ZERO_OK = {"overhead", "c", "load", "switch_cost", "rho_floor", "quantum", "r", "long_after"}
@@ -233,6 +235,7 @@ OTHER_CASES = [
     Case("simulate_days", lambda **kw: simulate_days("SEV", **kw), {"days": 1},
          {"N": "int", "load": "float", "days": "int", "seed": "int"}),
     Case("t_quantile", metrics.t_quantile, {"df": 3}, {"df": "int"}),
+    Case("episode_seeds", episode_seeds, {"seed": 1, "count": 2}, {"seed": "int", "count": "int"}),
     Case("replicate_until", lambda **kw: metrics.replicate_until(lambda r: {"mean_turnaround": 1.0 + r}, **kw),
          {"relative": 0.5}, {"relative": "float", "min_runs": "int", "max_runs": "int"}),
     Case("summarize", lambda **kw: _simulate().summary(**kw), {}, {"tau": "float"}),
@@ -363,6 +366,7 @@ def test_random_negative_numbers_are_refused(data):
     (lambda: Downey(log_lifetime=(2.0, 1000.0)), "log_lifetime"),
     (lambda: reg.make_workload("Trace", {"file": "x", "window": [0, NAN]}, load=None, machine_size=64), "window"),
     (lambda: metrics.fairness(_simulate().table, bins=[0, NAN, 10]), "bins"),
+    (lambda: SnapshotPolicy("FCFS", [1.0, NAN]), "times[1]"),
 ])
 def test_sequence_parameters_are_checked_element_by_element(build, fragment):
     with pytest.raises(ValueError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
