@@ -6,6 +6,9 @@
 >>> simulate(FrameSliding(Mesh(32, 32)), "RSR-1", w, jobs=5000, warmup=500).summary()  # doctest: +SKIP
 """
 
+from topologies._version import __version__
+from topologies.errors import ParameterError
+
 from . import metrics, policies, workloads
 from .actions import Action, Resize, Resume, Start, Suspend, Timer
 from .api import simulate
@@ -18,8 +21,10 @@ from .simulator import Simulator
 from .speedup import Amdahl, Linear, Speedup, Tabulated
 
 __all__ = [
+    "__version__",
     "simulate",
     "Simulator",
+    "ParameterError",
     "SimulationResult",
     "Job",
     "JobRecord",

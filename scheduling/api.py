@@ -36,6 +36,12 @@ def simulate(
     ``record_contention`` and ``record_fragmentation`` are the :class:`~scheduling.Simulator`
     options of the same names.
 
+    Refused before anything runs, with a :class:`~topologies.errors.ParameterError` or a request
+    error naming the values: numbers that are not numbers of their kind (``jobs=0``,
+    ``until=float("nan")``, ``seed=-1``), ``jobs=None`` without ``until=`` on an endless workload
+    (a :class:`~scheduling.workloads.Synthetic` one), and a workload whose requests the allocator's
+    topology cannot take (:func:`scheduling.simulator.check_requests`).
+
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.workloads import Synthetic, CubeDims, Exponential
     >>> w = Synthetic(CubeDims(7), Exponential(5.0), load=0.5, machine_size=256)

@@ -38,6 +38,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ._validate import ParameterError, check_int, check_real, is_int
 from .jobs import Job, JobStream
 from .speedup import Tabulated
 from .workloads.synthetic import arrival_rate, streams
@@ -131,10 +132,9 @@ _APPS = _build()
 
 def application(number: int) -> Application:
     """Application ``number`` (1..30) of seed 000 §4.2."""
-    try:
-        return _APPS[number]
-    except (KeyError, TypeError):
-        raise ValueError(f"Ismail's applications are numbered 1..30, got {number!r}") from None
+    if not is_int(number) or int(number) not in _APPS:
+        raise ParameterError(f"Ismail's applications are numbered 1..30, got {number!r}")
+    return _APPS[int(number)]
 
 
 def applications() -> list[Application]:
@@ -181,22 +181,38 @@ class ApplicationMix(JobStream):
     weights: tuple[float, ...] | None = None
     chunk: int = 4096
     _apps: tuple[Application, ...] = field(init=False, repr=False, compare=False)
+    #: The stream never ends by itself.
+    endless = True
+    #: What the requests are: each application's processor count.
+    request_kind = "a processor count"
 
     def __post_init__(self) -> None:
+        if isinstance(self.numbers, str) or not isinstance(self.numbers, tuple | list):
+            raise ParameterError(f"ApplicationMix numbers must be a sequence of application numbers 1..30, "
+                                 f"got {self.numbers!r}")
         object.__setattr__(self, "_apps", tuple(application(k) for k in self.numbers))
         if not self._apps:
-            raise ValueError("ApplicationMix needs at least one application")
+            raise ParameterError("ApplicationMix needs at least one application")
         if (self.load is None) == (self.rate is None):
-            raise ValueError("give exactly one of load= (with machine_size=) and rate=")
-        if self.load is not None and (self.load <= 0 or not self.machine_size):
-            raise ValueError(f"load must be > 0 with a machine_size, got load={self.load}, "
-                             f"machine_size={self.machine_size}")
-        if self.rate is not None and self.rate <= 0:
-            raise ValueError(f"rate must be > 0, got {self.rate}")
+            raise ParameterError("give exactly one of load= (with machine_size=) and rate=")
+        if self.load is not None:
+            check_real(self.load, "load", low=0, low_open=True)
+            if self.machine_size is None:
+                raise ParameterError("load= needs machine_size= (the processors the load refers to)")
+        if self.machine_size is not None:
+            check_int(self.machine_size, "machine_size", low=1)
+        if self.rate is not None:
+            check_real(self.rate, "rate", low=0, low_open=True)
+        check_int(self.chunk, "chunk", low=1)
         if self.weights is not None:
-            w = np.asarray(self.weights, dtype=float)
-            if len(w) != len(self.numbers) or (w < 0).any() or w.sum() <= 0:
-                raise ValueError(f"need {len(self.numbers)} non-negative weights, got {self.weights}")
+            if isinstance(self.weights, str) or not isinstance(self.weights, tuple | list) or \
+                    len(self.weights) != len(self.numbers):
+                raise ParameterError(f"ApplicationMix weights must be {len(self.numbers)} numbers (one per "
+                                     f"application), got {self.weights!r}")
+            for i, x in enumerate(self.weights):
+                check_real(x, f"ApplicationMix weights[{i}]", low=0)
+            if not sum(self.weights) > 0:
+                raise ParameterError(f"ApplicationMix weights must not all be 0, got {self.weights!r}")
         too_big = [a.number for a in self._apps if self.machine_size and a.max_processors > self.machine_size]
         if too_big:
             raise ValueError(f"applications {too_big} need more than {self.machine_size} processors")
@@ -210,6 +226,11 @@ class ApplicationMix(JobStream):
     @property
     def mean_size(self) -> float:
         return float(self._p() @ [a.max_processors for a in self._apps])
+
+    @property
+    def max_request(self) -> int:
+        """The largest request of the chosen applications."""
+        return max(a.max_processors for a in self._apps)
 
     @property
     def mean_service(self) -> float:

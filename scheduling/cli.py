@@ -10,7 +10,9 @@ Every subcommand's ``--help`` shows an example.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,9 +23,14 @@ __all__ = ["main", "build_parser", "stored_run", "StoredRun"]
 
 
 def _version() -> str:
-    from .experiments.store import package_version
+    from . import __version__
 
-    return package_version()
+    return __version__
+
+
+def _plain(text: str) -> str:
+    """Help text without reStructuredText markup (``x`` and :func:`x` print as x)."""
+    return re.sub(r"(?::\w+:)?`{1,2}([^`]+)`{1,2}", r"\1", text)
 
 
 class _Error(Exception):
@@ -42,9 +49,20 @@ def _float_list(text: str) -> list[float]:
         vals = [float(t) for t in _csv_list(text)]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
-    if any(not v > 0 for v in vals):
-        raise argparse.ArgumentTypeError(f"loads must be > 0, got {text!r}")
+    bad = next((v for v in vals if not 0 < v < math.inf), None)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"loads must be finite numbers > 0, got {bad!r} in {text!r}")
     return vals
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < v < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return v
 
 
 def _positive_int(text: str) -> int:
@@ -114,7 +132,7 @@ def _size_options(p: argparse.ArgumentParser, *, defaults: str) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation tools and tests)."""
     parser = argparse.ArgumentParser(
-        prog="topoalloc", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="topoalloc", description=_plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  topoalloc compare\n  topoalloc run examples/seed002_fig2_cube_buddy_rsr.toml\n"
                "  topoalloc plot results/seed002-fig2.sqlite",
     )
@@ -132,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mesh:WxH, cube:D or flat:P; repeat for several (default: mesh:32x32 and cube:8)")
     p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
                    help="allocator names (default: every mesh allocator on the mesh, every cube allocator on "
-                        "the cube; see `topoalloc list`)")
+                        "the cube; 'topoalloc list' shows them all)")
     p.add_argument("--policies", type=_csv_list, default=None, metavar="P,Q",
                    help=f"policy names (default: {','.join(d.COMPARE_POLICIES)})")
     p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
@@ -160,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2", help="override the loads")
         _size_options(p, defaults="as in the file")
         p.add_argument("--store", metavar="FILE.sqlite",
-                       help="result store (default: the file's `store`, else results/<name>.sqlite)")
+                       help="result store (default: the file's store key, else results/<name>.sqlite)")
         if name == "run":
             p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
             p.add_argument("--plots", metavar="DIR", help="where to draw the figures (default: next to the store)")
@@ -196,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", action="append", choices=("load", "utilization", "fairness"), default=None,
                    help="draw this figure instead of the study's own (repeatable)")
     p.add_argument("--metric", default="mean_turnaround", help="metric for --kind load (default: mean_turnaround)")
-    p.add_argument("--load", type=float, default=None, help="load for --kind fairness (default: the highest)")
+    p.add_argument("--load", type=_positive_float, default=None,
+                   help="load for --kind fairness (default: the highest)")
     p.add_argument("--panels", default="experiment", choices=("experiment", "allocator", "policy", "none"),
                    help="one subplot per ... (default: experiment)")
     p.add_argument("--logy", action="store_true", help="logarithmic y axis")
@@ -210,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topology", default="mesh:32x32", metavar="T", help="default: mesh:32x32")
     p.add_argument("--allocator", default=None, help="default: FirstFit on a mesh, Buddy on a cube, FlatPool on flat")
     p.add_argument("--policy", default="RSR-1", help="default: RSR-1")
-    p.add_argument("--load", type=float, default=0.4, help="offered load (default: 0.4)")
+    p.add_argument("--load", type=_positive_float, default=0.4, help="offered load (default: 0.4)")
     p.add_argument("--jobs", type=_positive_int, default=300, metavar="N", help="completions (default: 300)")
     p.add_argument("--count", type=_positive_int, default=6, metavar="K", help="snapshots (default: 6)")
     p.add_argument("--seed", type=_nonneg_int, default=0, metavar="S")
@@ -227,8 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="leave out the wall-clock columns (wall_time, finished_at; otherwise the last two), so two "
                         "runs of the same command export identical files")
 
-    _sub(sub, "list", "list the allocators (and which are missing), policies and workload distributions",
-         "  topoalloc list")
+    _sub(sub, "list", "list the allocators (and which are missing), the policies with what each needs, and the "
+                      "workload distributions and models", "  topoalloc list")
 
     from .reproduce.cli import add_parser as add_reproduce
 
@@ -544,6 +563,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     from . import plots
     from .experiments import TopologySpec, WorkloadSpec, canonical_allocator, make_allocator, record_occupancy
     from .experiments import registry as reg
+    from .experiments.config import canonical_policy
 
     try:
         topo = TopologySpec.parse(args.topology)
@@ -553,8 +573,10 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         raise _Error(str(exc)) from None
     if reg.allocator_kind(name) != topo.kind:
         raise _Error(f"--allocator: {name} runs on a {reg.allocator_kind(name)} topology, not {topo.label}")
-    if not args.load > 0:
-        raise _Error(f"--load must be > 0, got {args.load}")
+    try:
+        canonical_policy(args.policy)
+    except (KeyError, ValueError) as exc:
+        raise _Error(f"--policy: {exc}") from None
     workload = WorkloadSpec().resolve(topo, name).build(args.load, topo.size)
     horizon = args.jobs / workload.arrival_rate
     times = [horizon * (i + 1) / (args.count + 1) for i in range(args.count)]
@@ -589,11 +611,15 @@ def _cmd_list(args: argparse.Namespace) -> int:
         entry = reg._entry(name)
         status = "  [not in this installation]" if name in missing else ""
         print(f"  {name:<14} {entry.kind:<5} {entry.help}{status}")
-    print("\npolicies:")
-    desc = policies.describe()
-    for name in policies.names():
-        fam = name.split("-<")[0]
-        print(f"  {name:<26} {desc.get(fam, '')}")
+    print("\npolicies, by what they need:")
+    groups: dict[str, list[Any]] = {policies.ANY_ALLOCATOR: []}
+    for fam in policies.families():
+        groups.setdefault(fam.needs, []).append(fam)
+    for needs, fams in groups.items():
+        if fams:
+            print(f"  needs {needs}:")
+        for fam in fams:
+            print(f"    {fam.pattern:<30} {fam.help}")
     print("\nworkload distributions:")
     for role in ("sizes", "service", "speedup"):
         print(f"  {role}: {', '.join(reg.distribution_names(role))}" + (", auto" if role == "sizes" else ""))

@@ -41,6 +41,7 @@ import numpy as np
 from topoalloc import FlatPool
 from topologies import Flat
 
+from ._validate import check_int, check_seed
 from .api import simulate
 from .jobs import Job
 from .policies.base import Policy
@@ -88,8 +89,8 @@ def _by_id(jobs: Mapping[int, Job] | Iterable[Job]) -> Mapping[int, Job]:
 
 def day_seeds(seed: int, days: int) -> list[int]:
     """``days`` independent workload seeds derived from ``seed`` (``SeedSequence`` children)."""
-    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        raise ValueError(f"days must be a positive integer, got {days!r}")
+    check_int(days, "days", low=1)
+    check_seed(seed)
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(days)]
 
 

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from ._validate import check_int
+
 __all__ = ["ClassRow", "job_classes", "job_metrics", "class_table", "format_class_table", "normalized_response",
            "FIG3", "FIG3_PRINTED_RS", "FIG3_CLASS6_PRINTED_SERVICE", "ratios", "classes_better"]
 
@@ -107,6 +109,8 @@ class ClassRow:
 def class_table(result: Any, classes: int | None = None) -> list[ClassRow]:
     """One :class:`ClassRow` per class ``0 .. classes-1`` (default: up to the largest class
     present); a class without jobs has ``jobs = 0`` and ``nan`` means."""
+    if classes is not None:
+        check_int(classes, "classes", low=0)
     m = job_metrics(result)
     n = classes if classes is not None else (int(m["cls"].max()) + 1 if len(m) else 0)
     rows = []

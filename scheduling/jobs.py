@@ -7,11 +7,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._validate import ParameterError, check_real, shown
 from .speedup import Linear, Speedup
 
 __all__ = ["Job", "JobRecord", "JobStream"]
 
 _LINEAR = Linear()
+_INF = float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,10 @@ class Job:
     ``attrs`` anything else a policy may use (Downey's ``A`` and ``sigma``, a user id, ...), and
     ``comm`` the fraction of its run time spent communicating, in ``[0, 1]`` (used only by a
     placement-dependent run-time model, :mod:`scheduling.runtime`; 0 by default).
+
+    ``arrival`` must be a finite number and ``runtime`` a finite number >= 0
+    (:class:`~topologies.errors.ParameterError` otherwise: a NaN or infinite time would make
+    every result NaN or stop a simulation from ending).
     """
 
     id: int
@@ -38,12 +44,27 @@ class Job:
     comm: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.comm != 0.0 and not 0.0 <= self.comm <= 1.0:  # also rejects NaN
-            raise ValueError(f"job {self.id}: the communication fraction comm must be in [0, 1], got {self.comm!r}")
+        a, r = self.arrival, self.runtime
+        try:
+            ok = -_INF < a < _INF and 0.0 <= r < _INF and type(a) is not bool and type(r) is not bool
+        except TypeError:  # not numbers
+            ok = False
+        if not ok:
+            _refuse(self)
+        c = self.comm
+        if c != 0.0 and (type(c) is bool or not 0.0 <= c <= 1.0):  # also refuses NaN
+            raise ParameterError(f"job {self.id}: the communication fraction comm must be in [0, 1], got {c!r}")
 
     def time_on(self, m: float, n: int) -> float:
         """Run time on ``m`` processors given the job's reference size ``n``."""
         return self.speedup.time(self.runtime, n, m)
+
+
+def _refuse(job: Job) -> None:
+    check_real(job.arrival, f"job {job.id}: arrival")
+    check_real(job.runtime, f"job {job.id}: runtime", low=0)
+    raise ParameterError(  # pragma: no cover - the checks above always raise for a refused job
+        f"job {job.id}: arrival {shown(job.arrival)}, runtime {shown(job.runtime)}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import ParameterError, check_int, check_real
+
 __all__ = ["summarize", "fairness", "t_quantile", "Estimate", "confidence_interval", "combine", "replicate_until",
            "saturation", "metric_kind", "METRIC_KINDS", "MIN_INTERVAL_REPLICATIONS", "SATURATION_Z",
            "SATURATION_GROWTH", "SATURATION_MIN_JOBS"]
@@ -52,6 +54,7 @@ def metric_kind(metric: str) -> str:
 
 def summarize(table: np.ndarray, *, utilization: float, effectiveness: float, tau: float = 10.0) -> dict:
     """The standard summary of a result table (see the module docstring)."""
+    check_real(tau, "tau (the bounded slowdown's run-time floor)", low=0, low_open=True)
     n = len(table)
     if n == 0:
         nan = float("nan")
@@ -111,6 +114,8 @@ def fairness(table: np.ndarray, *, by: str = "requested", bins: Sequence[float] 
         sizes, inv = np.unique(key, return_inverse=True)
     else:
         edges = np.asarray(bins, dtype=float)
+        if edges.ndim != 1 or len(edges) < 2 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
+            raise ParameterError(f"bins must be at least two finite, increasing bin edges, got {bins!r}")
         inv = np.clip(np.searchsorted(edges, key, side="right") - 1, 0, len(edges) - 2)
         sizes = edges[:-1]
     count = np.bincount(inv, minlength=len(sizes))
@@ -129,8 +134,7 @@ _T975_60, _T975_120, _Z975 = 2.0003, 1.9799, 1.959964
 def t_quantile(df: int) -> float:
     """The 0.975 quantile of Student's t with ``df`` degrees of freedom (for 95% intervals);
     exact table values for df <= 30, 60, 120, harmonic interpolation between them."""
-    if df < 1:
-        raise ValueError(f"degrees of freedom must be >= 1, got {df}")
+    df = check_int(df, "degrees of freedom df", low=1)
     if df <= 30:
         return _T975[df - 1]
     points = [(30, _T975[-1]), (60, _T975_60), (120, _T975_120), (math.inf, _Z975)]
@@ -229,8 +233,9 @@ def replicate_until(run: Callable[[int], dict], *, metric: str = "mean_turnaroun
     """Call ``run(replication)`` until the 95% half-width of ``metric`` is at most ``relative`` of
     its mean (the seeds use 5%), or ``max_runs`` replications. Returns the estimates and the
     per-replication summaries."""
-    if min_runs < 2:
-        raise ValueError(f"min_runs must be >= 2 to estimate a half-width, got {min_runs}")
+    check_real(relative, "relative (half-width over the mean)", low=0, low_open=True)
+    check_int(min_runs, "min_runs (>= 2 to estimate a half-width)", low=2)
+    check_int(max_runs, "max_runs", low=min_runs)
     summaries: list[dict] = []
     for rep in range(max_runs):
         summaries.append(run(rep))

@@ -30,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from topoalloc import Allocator
+from topologies import RequestError, RequestSizeError, RequestTypeError
 
+from ._validate import ParameterError, check_bool, check_int, check_real, check_seed
 from .actions import Resize, Resume, Start, Suspend, Timer
 from .jobs import Job
 from .policies import get as get_policy
@@ -56,6 +58,80 @@ def _job_stream(workload: Any, seed: int) -> Iterator[Job]:
     if isinstance(workload, Iterable):
         return iter(workload)
     raise TypeError(f"a workload must have a jobs(seed) method or be an iterable of Job, got {workload!r}")
+
+
+def is_endless(workload: Any) -> bool:
+    """Whether ``workload`` says it never ends by itself (its ``endless`` attribute:
+    :class:`~scheduling.workloads.Synthetic`, an endless :class:`~scheduling.workloads.Downey`, an
+    :class:`~scheduling.applications.ApplicationMix`). Lists, traces and other iterables are taken
+    to be finite."""
+    return bool(getattr(workload, "endless", False))
+
+
+def _workload_name(workload: Any) -> str:
+    sizes = getattr(workload, "sizes", None)
+    if sizes is not None:
+        return f"{type(workload).__name__} with sizes {sizes!r}"
+    text = repr(workload)
+    return text if len(text) <= 80 else f"the {type(workload).__name__} workload"
+
+
+def check_requests(allocator: Allocator, workload: Any, first: Job | None = None) -> None:
+    """Refuse, before a simulation starts, a workload whose requests the allocator's topology cannot
+    take (mesh sides on a cube, cube dimensions on a flat pool) or that are larger than the machine
+    (its topology: a policy may place requests one allocator call cannot, such as gang scheduling's
+    whole-machine class on a DHC forest), naming both sides.
+
+    A workload may say what its requests are (``request_kind``, the phrase its topology uses, e.g.
+    ``"a (width, height) pair"``) and how large they get (``max_request``); the synthetic workloads
+    do, through their size distributions. Otherwise the ``first`` job's request is checked (later
+    jobs of a trace that do not fit still fail when they arrive).
+
+    >>> from topoalloc import Buddy; from topologies import Hypercube
+    >>> from scheduling.workloads import Synthetic, MeshSides, Exponential
+    >>> w = Synthetic(MeshSides(32, 32), Exponential(5.0), load=0.5, machine_size=1024)
+    >>> check_requests(Buddy(Hypercube(8)), w)
+    Traceback (most recent call last):
+    ...
+    topologies.errors.RequestTypeError: Synthetic with sizes MeshSides(max_w=32, max_h=32) requests a (width, \
+height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimension k
+    """
+    topo = allocator.topology
+    takes = getattr(topo, "request_kind", None)
+    makes = getattr(workload, "request_kind", None)
+    largest = getattr(workload, "max_request", None)
+    name = _workload_name(workload)
+    if makes is not None and takes is not None and makes != takes:
+        upto = f" (up to {largest!r})" if largest is not None else ""
+        raise RequestTypeError(f"{name} requests {makes}{upto}, but {allocator!r} takes {takes}")
+    if largest is not None:
+        probe, what = largest, f"{name} requests up to {largest!r}"
+    elif first is not None:
+        probe, what = first.request, f"the first job of {name} (id {first.id}) requests {first.request!r}"
+    else:
+        return
+    try:  # the topology's check (a policy may place more than one allocator call can: Gang's whole machine)
+        if getattr(allocator, "rotate", False):
+            topo.validate_request(probe, rotate=True)
+        else:
+            topo.validate_request(probe)
+    except RequestTypeError as exc:
+        takes = f" takes {takes}" if takes else " cannot take it"
+        raise RequestTypeError(f"{what}, but {allocator!r}{takes}: {exc}") from None
+    except RequestError as exc:
+        raise RequestSizeError(f"{what}, larger than the machine of {allocator!r}: {exc}") from None
+
+
+def _checked_stream(allocator: Allocator, workload: Any, seed: int) -> Iterator[Job]:
+    """The job stream, after :func:`check_requests` (with the first job when the workload does
+    not say what it requests)."""
+    stream = _job_stream(workload, seed)
+    if getattr(workload, "max_request", None) is not None:
+        check_requests(allocator, workload)
+        return stream
+    first = next(stream, None)
+    check_requests(allocator, workload, first)
+    return stream if first is None else itertools.chain((first,), stream)
 
 
 class Simulator:
@@ -119,12 +195,19 @@ class Simulator:
             raise TypeError(f"allocator must be a topoalloc.Allocator, got {allocator!r}")
         if allocator.allocations:
             raise ValueError(f"{allocator!r} already holds {len(allocator.allocations)} allocations; pass a fresh one")
-        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-            raise ValueError(f"jobs must be a positive integer or None, got {jobs!r}")
-        if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-            raise ValueError(f"warmup must be an integer >= 0, got {warmup!r}")
+        if jobs is not None:
+            jobs = check_int(jobs, "jobs (completions; None: until the workload ends)", low=1)
+        warmup = check_int(warmup, "warmup", low=0)
         if jobs is not None and warmup >= jobs:
-            raise ValueError(f"warmup ({warmup}) must be smaller than jobs ({jobs})")
+            raise ParameterError(f"warmup ({warmup}) must be smaller than jobs ({jobs})")
+        seed = check_seed(seed)
+        if until is not None:
+            until = check_real(until, "until (a simulated time)", low=0)
+        record_state = check_bool(record_state, "record_state")
+        if jobs is None and until is None and is_endless(workload):
+            raise ParameterError(
+                f"{_workload_name(workload)} is endless: give jobs= (the completions to simulate) or until= "
+                "(a simulated time), or the simulation never ends")
         self.allocator = allocator
         self.policy = get_policy(policy) if isinstance(policy, str) else policy
         if not isinstance(self.policy, Policy):
@@ -136,14 +219,15 @@ class Simulator:
         self.seed = seed
         self.until = until
         self.record_state = record_state
-        self.record_placement = bool(record_placement or record_contention)
-        self.record_contention = bool(record_contention)
-        if record_fragmentation is not False and record_fragmentation is not True and not (
-                isinstance(record_fragmentation, int | float) and 0 < record_fragmentation < math.inf):
-            raise ValueError(f"record_fragmentation must be True, False or a finite interval > 0, "
-                             f"got {record_fragmentation!r}")
+        record_contention = check_bool(record_contention, "record_contention")
+        self.record_placement = check_bool(record_placement, "record_placement") or record_contention
+        self.record_contention = record_contention
+        if not isinstance(record_fragmentation, bool):
+            record_fragmentation = check_real(record_fragmentation, "record_fragmentation (True, False or an "
+                                              "interval between records)", low=0, low_open=True)
         if (record_contention or record_fragmentation) and not _locality_applies(allocator.topology):
-            raise ValueError(f"contention and fragmentation need a mesh or a cube, not {allocator.topology!r}")
+            raise ParameterError(f"record_contention and record_fragmentation need a mesh or a cube, "
+                                 f"not {allocator.topology!r}")
         self.record_fragmentation = record_fragmentation
         if runtime_model is not None and not callable(getattr(runtime_model, "factor", None)):
             raise TypeError(f"runtime_model needs a factor(job, allocation, topology) method, got {runtime_model!r}")
@@ -154,7 +238,7 @@ class Simulator:
         policy = self.policy
         on_arrival, on_finish, on_timer = policy.on_arrival, policy.on_finish, policy.on_timer
         P = self.allocator.size
-        stream = _job_stream(self.workload, self.seed)
+        stream = _checked_stream(self.allocator, self.workload, self.seed)
         heap: list = []
         push, pop = heapq.heappush, heapq.heappop
         seq = itertools.count()

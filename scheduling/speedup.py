@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ._validate import ParameterError, check_int, check_real
+
 __all__ = ["Speedup", "Linear", "Amdahl", "misp_serial_fraction", "Tabulated"]
 
 
@@ -60,8 +62,9 @@ class Amdahl(Speedup):
     serial_fraction: float
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.serial_fraction <= 1.0:
-            raise ValueError(f"serial fraction must be in [0, 1], got {self.serial_fraction}")
+        f = self.serial_fraction
+        if not (type(f) is float and 0.0 <= f <= 1.0):  # a float in range: the fast path (one per job under MISP)
+            check_real(f, "Amdahl serial_fraction", low=0, high=1)
 
     def speedup(self, m: float) -> float:
         return m / (self.serial_fraction * (m - 1) + 1)
@@ -70,8 +73,8 @@ class Amdahl(Speedup):
 def misp_serial_fraction(efficiency: float, n: int) -> float:
     """Ismail §1.5: the serial fraction ``f_s = (1 - xi(n)) / (xi(n) (n - 1))`` of a job whose
     efficiency on its ``n`` requested processors is ``xi(n)`` (0 for ``n = 1``)."""
-    if not 0.0 < efficiency <= 1.0:
-        raise ValueError(f"efficiency must be in (0, 1], got {efficiency}")
+    check_real(efficiency, "efficiency", low=0, high=1, low_open=True)
+    check_int(n, "n", low=1)
     if n <= 1:
         return 0.0
     return (1.0 - efficiency) / (efficiency * (n - 1))
@@ -84,6 +87,13 @@ class Tabulated(Speedup):
     entry beyond the table."""
 
     efficiencies: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        e = self.efficiencies
+        if isinstance(e, str) or not isinstance(e, tuple | list) or not e:
+            raise ParameterError(f"Tabulated efficiencies must be a non-empty sequence xi(1), xi(2), ..., got {e!r}")
+        for i, x in enumerate(e):
+            check_real(x, f"Tabulated efficiencies[{i}] (xi({i + 1}))", low=0, low_open=True)
 
     def speedup(self, m: float) -> float:
         e = self.efficiencies

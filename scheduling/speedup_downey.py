@@ -24,9 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._validate import check_real
 from .speedup import Speedup
 
 __all__ = ["Downey", "eager_lower_bound"]
+
+_INF = float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +51,11 @@ class Downey(Speedup):
     sigma: float
 
     def __post_init__(self) -> None:
-        if not self.A >= 1.0:
-            raise ValueError(f"Downey speedup: average parallelism A must be >= 1, got {self.A!r}")
-        if not self.sigma >= 0.0:
-            raise ValueError(f"Downey speedup: sigma must be >= 0, got {self.sigma!r}")
+        A, s = self.A, self.sigma
+        if type(A) is float and type(s) is float and 1.0 <= A < _INF and 0.0 <= s < _INF:
+            return  # the fast path: one per job of a Downey workload
+        check_real(A, "Downey speedup: average parallelism A", low=1)
+        check_real(s, "Downey speedup: sigma", low=0)
 
     @property
     def saturation(self) -> float:

@@ -8,6 +8,8 @@ Every allocator is built from a topology and shares one surface::
 See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
 """
 
+from topologies._version import __version__
+
 from . import locality
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
@@ -16,6 +18,7 @@ from .errors import (
     ForeignAllocationError,
     MetricNotApplicableError,
     NodeSetError,
+    ParameterError,
     ReleaseError,
     RequestError,
     RequestSizeError,
@@ -28,6 +31,7 @@ from .hypercube import Buddy, CubeAllocator, FreeList, GrayCode
 from .mesh import BestFit, Buddy2D, FirstFit, FrameSliding, MeshAllocator
 
 __all__ = [
+    "__version__",
     "Allocation",
     "Allocator",
     "CubeAllocator",
@@ -50,6 +54,7 @@ __all__ = [
     "DoubleReleaseError",
     "ForeignAllocationError",
     "UnsupportedTopologyError",
+    "ParameterError",
     "RequestError",
     "RequestSizeError",
     "RequestTypeError",

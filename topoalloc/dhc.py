@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from topologies import Flat, RequestSizeError
+from topologies._validate import check_int
 
 from .base import Allocation, Allocator
 
@@ -116,7 +117,7 @@ class TreeWeights:
     """
 
     def __init__(self, size: int) -> None:
-        self.size = size
+        self.size = check_int(size, "TreeWeights size", low=1)
         self.heights = [s.bit_length() - 1 for s in forest_sizes(size)]
         self._w: list[list[int]] = [[0] * (2 << h) for h in self.heights]
 

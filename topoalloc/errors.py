@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topologies.errors import RequestError, RequestSizeError, RequestTypeError, TopologyError
+from topologies.errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 
 __all__ = [
     "ReleaseError",
@@ -11,6 +11,7 @@ __all__ = [
     "UnsupportedTopologyError",
     "MetricNotApplicableError",
     "NodeSetError",
+    "ParameterError",
     "RequestError",
     "RequestSizeError",
     "RequestTypeError",
@@ -39,5 +40,5 @@ class MetricNotApplicableError(TopologyError, TypeError):
     :class:`~topologies.Flat` machine, a bounding box on a cube)."""
 
 
-class NodeSetError(ValueError):
+class NodeSetError(ParameterError):
     """A node set given to a measure is empty, has duplicates or ids outside the machine."""

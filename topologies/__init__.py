@@ -6,14 +6,16 @@ request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are t
 contiguous allocators hand out.
 """
 
+from ._version import __version__
 from .base import Topology
-from .errors import RequestError, RequestSizeError, RequestTypeError, TopologyError
+from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
 from .hypercube import MAX_CUBE_DIM, Hypercube
 from .mesh import Mesh
 from .regions import Subcube, Submesh
 
 __all__ = [
+    "__version__",
     "Topology",
     "Mesh",
     "Hypercube",
@@ -21,6 +23,7 @@ __all__ = [
     "Submesh",
     "Subcube",
     "MAX_CUBE_DIM",
+    "ParameterError",
     "TopologyError",
     "RequestError",
     "RequestSizeError",

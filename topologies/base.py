@@ -7,6 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import networkx as nx
 
+from ._validate import check_int
 from .errors import RequestSizeError, RequestTypeError, TopologyError
 
 __all__ = ["Topology", "check_positive_int"]
@@ -37,13 +38,7 @@ class Topology(Protocol):
 def check_positive_int(value: Any, name: str, *, allow_zero: bool = False) -> int:
     """Return ``value`` as an int if it is an integral number > 0 (>= 0 with ``allow_zero``);
     otherwise raise :class:`TopologyError` naming ``name`` and the bad value."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TopologyError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else ">= 1"
-        raise TopologyError(f"{name} must be {bound}, got {value}")
-    return value
+    return check_int(value, name, low=0 if allow_zero else 1, error=TopologyError)
 
 
 def request_int(value: Any, what: str) -> int:

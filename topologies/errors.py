@@ -6,10 +6,16 @@ the same classes without importing upward.
 
 from __future__ import annotations
 
-__all__ = ["TopologyError", "RequestError", "RequestSizeError", "RequestTypeError"]
+__all__ = ["ParameterError", "TopologyError", "RequestError", "RequestSizeError", "RequestTypeError"]
 
 
-class TopologyError(ValueError):
+class ParameterError(ValueError):
+    """A public parameter is not a value of the kind or range it must have: NaN, an infinity, a
+    boolean or a string where a number is needed, a negative count, a fraction above 1. The
+    message names the parameter and the value (``load must be a finite number > 0, got nan``)."""
+
+
+class TopologyError(ParameterError):
     """A machine model was given impossible parameters (``Mesh(0, 4)``, ``Hypercube(30)``) or an
     allocator was given a topology it cannot manage (``Buddy2D(Mesh(24, 24))``)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import networkx as nx
 
@@ -25,6 +26,8 @@ class Flat:
     """
 
     size: int
+    #: What a request on this topology is (for error messages).
+    request_kind: ClassVar[str] = "a processor count"
 
     def __post_init__(self) -> None:
         check_positive_int(self.size, "Flat size")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import networkx as nx
 
@@ -27,6 +28,8 @@ class Hypercube:
     """
 
     dim: int
+    #: What a request on this topology is (for error messages).
+    request_kind: ClassVar[str] = "a subcube dimension k"
 
     def __post_init__(self) -> None:
         check_positive_int(self.dim, "Hypercube dim", allow_zero=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import networkx as nx
 import numpy as np
@@ -31,6 +32,8 @@ class Mesh:
 
     width: int
     height: int
+    #: What a request on this topology is (for error messages).
+    request_kind: ClassVar[str] = "a (width, height) pair"
 
     def __post_init__(self) -> None:
         check_positive_int(self.width, "Mesh width")

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import json
 import math
 import re
@@ -81,6 +82,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import policies as _policies
+from .._validate import check_int, shown
 from ..semantics import SIMULATION_SEMANTICS
 from ..workloads.offered import LOAD_BASES
 from . import registry
@@ -208,10 +210,11 @@ class TopologySpec:
             extra = set(value) - {"kind", *allowed[kind]}
             if extra:
                 raise ValueError(f"a {kind} topology has no {sorted(extra)[0]!r}; allowed: {', '.join(allowed[kind])}")
-            try:
-                shape = tuple(int(value[k]) for k in allowed[kind])
-            except KeyError as exc:
-                raise ValueError(f"a {kind} topology needs {exc.args[0]!r}") from None
+            missing = [k for k in allowed[kind] if k not in value]
+            if missing:
+                raise ValueError(f"a {kind} topology needs {missing[0]!r}")
+            shape = tuple(check_int(value[k], f"a {kind} topology's {k}", low=0 if kind == "cube" else 1)
+                          for k in allowed[kind])
             return cls._checked(kind, shape, value)
         if not isinstance(value, str) or ":" not in value:
             raise ValueError(f"bad topology {value!r}; write {forms}")
@@ -519,6 +522,16 @@ class Experiment:
             return 1
         return self.target if self.target is not None else self.replications
 
+    def __post_init__(self) -> None:
+        # the same checks as a file's keys, for experiments built in code (compare_study, replace)
+        numbers = [x for x in self.loads if x is not None] if isinstance(self.loads, tuple | list) else self.loads
+        if numbers or not isinstance(self.loads, tuple | list) or not self.loads:
+            _validate_field("loads", numbers, file=None, key="loads")
+        for f in ("warmup", "replications", "seed") + (("jobs",) if self.jobs is not None else ()):
+            _validate_field(f, getattr(self, f), file=None, key=f)
+        if self.jobs is not None and self.warmup >= self.jobs:
+            raise ConfigError(f"warmup ({self.warmup}) must be smaller than jobs ({self.jobs})", key="warmup")
+
     def points(self) -> list[Point]:
         """The points, allocator-major then policy then load."""
         out = []
@@ -660,22 +673,29 @@ def _validate_field(name: str, value: Any, *, file: Any, key: str) -> None:
     def bad(msg: str) -> ConfigError:
         return ConfigError(msg, file=file, key=key)
 
-    def is_int(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    if name == "jobs" and not (is_int(value) and value >= 1):
-        raise bad(f"must be a positive integer (or 'all' with a finite workload model), got {value!r}")
-    if name == "warmup" and not (is_int(value) and value >= 0):
-        raise bad(f"must be an integer >= 0, got {value!r}")
-    if name == "replications" and not (is_int(value) and value >= 1):
-        raise bad(f"must be a positive integer, got {value!r}")
-    if name == "seed" and not (is_int(value) and value >= 0):
-        raise bad(f"must be an integer >= 0, got {value!r}")
+    if name == "jobs" and not (_is_int(value) and value >= 1):
+        raise bad(f"must be a positive integer (or 'all' with a finite workload model), got {shown(value)}")
+    if name == "warmup" and not (_is_int(value) and value >= 0):
+        raise bad(f"must be an integer >= 0, got {shown(value)}")
+    if name == "replications" and not (_is_int(value) and value >= 1):
+        raise bad(f"must be a positive integer, got {shown(value)}")
+    if name == "seed" and not (_is_int(value) and value >= 0):
+        raise bad(f"must be an integer >= 0, got {shown(value)}")
     if name == "loads":
         vals = value if isinstance(value, list | tuple) else None
-        if not vals or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-                               and math.isfinite(v) for v in vals):
-            raise bad(f"must be a non-empty list of loads > 0, got {value!r}")
+        if not vals:
+            raise bad(f"must be a non-empty list of finite loads > 0, got {value!r}")
+        for v in vals:
+            if not (_is_number(v) and 0 < v < math.inf):
+                raise bad(f"must be a non-empty list of finite loads > 0, got {shown(v)} in {value!r}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def _component_list(value: Any, *, file: Any, key: str) -> list[Component]:
@@ -707,9 +727,20 @@ def _allocators(value: Any, topo: TopologySpec, *, file: Any, key: str) -> tuple
             raise ConfigError(f"{name} runs on a {kind} topology, not on {topo.label}; for a {topo.kind} choose "
                               f"from {same}", file=file, key=k)
         try:
-            registry.allocator_class(name)
+            cls = registry.allocator_class(name)
         except registry.AllocatorUnavailableError as exc:
             raise ConfigError(str(exc), file=file, key=k) from None
+        params = comp.kwargs
+        if params:
+            allowed = [p for p in inspect.signature(cls).parameters if p != "topology"]
+            bad = next((p for p in params if p not in allowed), None)
+            if bad is not None:
+                raise ConfigError(f"{name} has no parameter {bad!r}; allowed: {', '.join(allowed) or '(none)'}",
+                                  file=file, key=f"{k}.{bad}")
+        try:  # the allocator's own checks: its parameters, and the topology (Buddy2D needs a 2^k square)
+            cls(topo.build(), **params)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{name} on {topo.label}: {exc}", file=file, key=k) from None
         out.append(Component(name, comp.params))
     return tuple(out)
 
@@ -728,9 +759,8 @@ def _policy_list(value: Any, *, file: Any, key: str) -> tuple[str | Component, .
             raise ConfigError(f"a policy table needs a string 'name', got {v!r}", file=file, key=k)
         try:
             canon = canonical_policy(name)
-        except _policies.UnknownPolicyError:
-            raise ConfigError(f"unknown policy {name!r}; choose from {', '.join(_policies.names())}",
-                              file=file, key=k if isinstance(v, str) else f"{k}.name") from None
+        except _policies.UnknownPolicyError as exc:  # suggests the closest names, not all of them
+            raise ConfigError(str(exc), file=file, key=k if isinstance(v, str) else f"{k}.name") from None
         except (ValueError, TypeError) as exc:
             raise ConfigError(str(exc), file=file, key=k) from None
         params = {p: x for p, x in v.items() if p != "name"} if isinstance(v, dict) else {}
@@ -834,12 +864,12 @@ def _target(value: Any, *, file: Any, key: str) -> Target:
     if t.metric not in METRICS:
         raise ConfigError(f"unknown metric {t.metric!r}; choose from {', '.join(METRICS)}", file=file,
                           key=f"{key}.metric")
-    if not isinstance(t.relative, int | float) or not t.relative > 0:
-        raise ConfigError(f"must be a number > 0, got {t.relative!r}", file=file, key=f"{key}.relative")
-    if not isinstance(t.min_runs, int) or t.min_runs < 2:
-        raise ConfigError(f"must be an integer >= 2, got {t.min_runs!r}", file=file, key=f"{key}.min")
-    if not isinstance(t.max_runs, int) or t.max_runs < t.min_runs:
-        raise ConfigError(f"must be an integer >= min ({t.min_runs}), got {t.max_runs!r}", file=file,
+    if not _is_number(t.relative) or not 0 < t.relative < math.inf:
+        raise ConfigError(f"must be a finite number > 0, got {shown(t.relative)}", file=file, key=f"{key}.relative")
+    if not _is_int(t.min_runs) or t.min_runs < 2:
+        raise ConfigError(f"must be an integer >= 2, got {shown(t.min_runs)}", file=file, key=f"{key}.min")
+    if not _is_int(t.max_runs) or t.max_runs < t.min_runs:
+        raise ConfigError(f"must be an integer >= min ({t.min_runs}), got {shown(t.max_runs)}", file=file,
                           key=f"{key}.max")
     return dataclasses.replace(t, relative=float(t.relative))
 
@@ -870,8 +900,8 @@ def _plots(value: Any, *, file: Any) -> tuple[PlotSpec, ...]:
         for text_key in ("file", "title"):
             if getattr(spec, text_key) is not None and not isinstance(getattr(spec, text_key), str):
                 raise ConfigError("must be a string", file=file, key=f"{key}.{text_key}")
-        if spec.load is not None and (not isinstance(spec.load, int | float) or spec.load <= 0):
-            raise ConfigError(f"must be a load > 0, got {spec.load!r}", file=file, key=f"{key}.load")
+        if spec.load is not None and (not _is_number(spec.load) or not 0 < spec.load < math.inf):
+            raise ConfigError(f"must be a finite load > 0, got {shown(spec.load)}", file=file, key=f"{key}.load")
         out.append(spec)
     return tuple(out)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import policies as _policies
 from .. import workloads as _wl
+from .._validate import check_int, check_real, is_int
 
 __all__ = [
     "AllocatorEntry",
@@ -400,11 +401,11 @@ def _applications(load: float, machine_size: int, *, numbers: Sequence[int] | No
 
     kw: dict[str, Any] = {}
     if numbers is not None:
-        if not isinstance(numbers, list | tuple) or not all(isinstance(n, int) and 1 <= n <= 30 for n in numbers):
+        if not isinstance(numbers, list | tuple) or not all(is_int(n) and 1 <= n <= 30 for n in numbers):
             raise ValueError(f"Applications: numbers must be a list of application numbers 1..30, got {numbers!r}")
         kw["numbers"] = tuple(numbers)
     if weights is not None:
-        kw["weights"] = tuple(float(w) for w in weights)
+        kw["weights"] = tuple(weights) if isinstance(weights, list) else weights  # ApplicationMix checks them
     return ApplicationMix(load=load, machine_size=machine_size, **kw)
 
 
@@ -438,7 +439,7 @@ def _batch_mix(load: float, machine_size: int, *, numbers: Sequence[int] = (1, 6
 def _downey(load: float, machine_size: int, *, days: int = 1, sigma_max: float = 2.0) -> Any:
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise ValueError(f"Downey: days must be a positive integer, got {days!r}")
-    return _wl.Downey(N=machine_size, load=load, days=1, sigma_max=float(sigma_max))
+    return _wl.Downey(N=machine_size, load=load, days=1, sigma_max=sigma_max)
 
 
 def _downey_metrics(runs: Sequence[tuple[Any, Mapping[int, Any]]]) -> dict[str, float]:
@@ -521,4 +522,7 @@ def make_workload(name: str, params: Mapping[str, Any] | None, *, load: float | 
     bad = [k for k in params if k not in allowed]
     if bad:
         raise TypeError(f"workload model {model.name} has no parameter {bad[0]!r}; allowed: {', '.join(allowed)}")
+    check_int(machine_size, f"{model.name}: machine_size (the topology's processors)", low=1)
+    if load is not None or not model.trace:
+        check_real(load, f"{model.name}: load", low=0, low_open=True)
     return model.factory(load, machine_size, **params)

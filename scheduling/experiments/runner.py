@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .._validate import check_int, check_seed
 from ..metrics import confidence_interval
 from ..semantics import SIMULATION_SEMANTICS
 from . import registry
@@ -107,6 +108,8 @@ def _fairness(table: np.ndarray) -> dict[str, list]:
 def episode_seeds(seed: int, count: int) -> list[int]:
     """``count`` independent seeds derived from ``seed`` (``SeedSequence`` children; for the
     Downey model the same as :func:`scheduling.downey_metrics.day_seeds`)."""
+    check_seed(seed)
+    check_int(count, "count", low=0)
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
 
 

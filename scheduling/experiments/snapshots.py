@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_real
 from ..actions import Action
 from ..jobs import Job
 from ..policies import get as get_policy
@@ -31,7 +32,7 @@ class SnapshotPolicy(Policy):
         super().__init__()
         self.inner = get_policy(inner) if isinstance(inner, str) else inner
         self.name = self.inner.name
-        self.times = sorted(float(t) for t in times)
+        self.times = sorted(check_real(t, f"times[{i}] (a snapshot time)", low=0) for i, t in enumerate(times))
         self.snapshots: list[tuple[float, np.ndarray]] = []
         self._next = 0
 

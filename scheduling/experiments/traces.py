@@ -50,6 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._validate import check_int, check_real
+
 __all__ = ["TraceParameterError", "TraceWorkload", "trace_workload", "month_window", "TRACE_SIZE_FIELDS", "TOO_LARGE"]
 
 #: Allowed ``too_large`` values and ``size`` fields (those of :func:`~scheduling.workloads.swf.load_swf`).
@@ -214,8 +216,9 @@ def trace_workload(load: float | None, machine_size: int, *, file: str | None = 
             raise TraceParameterError("window", f"Trace: window must be [start, end] seconds from the log's "
                                                 f"start with 0 <= start < end, got {window!r}")
         win = (float(window[0]), float(window[1]))
-    if load is not None and not (isinstance(load, int | float) and load > 0):
-        raise ValueError(f"Trace: an offered load must be > 0, got {load!r}")
+    if load is not None:
+        check_real(load, "Trace: an offered load", low=0, low_open=True)
+    check_int(machine_size, "Trace: machine_size", low=1)
     path = trace_path(file)  # TraceNotFoundError names the directory and TOPOALLOC_TRACES
     if month is not None:
         try:

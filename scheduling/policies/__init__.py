@@ -15,7 +15,7 @@ from .gang import Gang  # registers DHC gang scheduling (seed 004 §2.3-2.6)
 from .ismail_dynamic import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, DynamicPolicy  # seed 000 ch. 4
 from .ismail_static import EPFP, AdaptiveFolding, FirstFitQueue, UnlimitedFolding  # registers seed 000 static
 from .recorded import Recorded, RecordedScheduleError  # registers a trace's recorded schedule (seed 004 §5)
-from .registry import UnknownPolicyError, describe, get, names, register
+from .registry import ANY_ALLOCATOR, PolicyFamily, UnknownPolicyError, describe, families, get, names, register, suggest
 
 register("FCFS", lambda: FCFS(), help="first come first served, no folding (seed 002, seed 000 §2.2.1)")
 register("RSR", lambda t: FCFS(RSR(t)), param="int", help="FCFS with restricted size reduction (seed 002 §3.2)")
@@ -36,6 +36,10 @@ __all__ = [
     "get",
     "names",
     "describe",
+    "families",
+    "suggest",
+    "PolicyFamily",
+    "ANY_ALLOCATOR",
     "UnknownPolicyError",
     "FirstFitQueue",
     "UnlimitedFolding",

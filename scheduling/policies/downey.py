@@ -59,6 +59,7 @@ import math
 from collections import deque
 from collections.abc import Callable
 
+from .._validate import check_choice, check_real
 from ..actions import Action
 from ..jobs import Job
 from ..speedup_downey import Downey as DowneySpeedup
@@ -179,14 +180,11 @@ class DowneyStrategy(Policy):
     def __init__(self, rule: str = "AVG", c: float = 0.0, *, load: float | None = None,
                  sigma_max: float = SIGMA_MAX) -> None:
         super().__init__()
-        if rule not in RULES:
-            raise ValueError(f"unknown Downey rule {rule!r}; known: {', '.join(RULES)}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 <= c <= 1.0:
-            raise ValueError(f"the minimum fraction c must be in [0, 1], got {c!r}")
-        if load is not None and not load >= 0:
-            raise ValueError(f"load must be >= 0, got {load!r}")
-        if not sigma_max > 0:
-            raise ValueError(f"sigma_max must be > 0, got {sigma_max!r}")
+        check_choice(rule, "Downey rule", RULES)
+        c = check_real(c, "the minimum fraction c", low=0, high=1)
+        if load is not None:
+            load = check_real(load, "load", low=0)
+        sigma_max = check_real(sigma_max, "sigma_max", low=0, low_open=True)
         self.rule = rule
         self.c = float(c)
         self.load = load
@@ -288,15 +286,19 @@ class ASP(Policy):
         return actions
 
 
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "FlatPool, and jobs carrying Downey's A and sigma (the Downey workload model, or a Downey speedup per job)"
+
+
 def _register() -> None:
     forms = (("", 0.0), ("-greedy", 0.0), ("-stubborn", 1.0))
     for rule in RULES:
         for suffix, c in forms:
             register(f"{rule}{suffix}", lambda rule=rule, c=c: DowneyStrategy(rule, c),
-                     help=f"Downey {rule}, {'stubborn' if c else 'greedy'} (seed 001 §5-6)")
+                     help=f"Downey {rule}, {'stubborn' if c else 'greedy'} (seed 001 §5-6)", needs=_NEEDS)
         register(f"{rule}-hybrid", lambda c, rule=rule: DowneyStrategy(rule, c), param="float",
-                 help=f"Downey {rule}, hybrid with minimum fraction c of the ideal size (seed 001 §6.4)")
-    register("ASP", ASP, help="Downey's adaptive static partitioning (seed 001 §5.4)")
+                 help=f"Downey {rule}, hybrid with minimum fraction c of the ideal size (seed 001 §6.4)", needs=_NEEDS)
+    register("ASP", ASP, help="Downey's adaptive static partitioning (seed 001 §5.4)", needs=_NEEDS)
 
 
 _register()

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .._validate import check_int, check_real
 from ..actions import Action, Timer
 from ..speedup import Speedup
 from .ismail_dynamic import DynamicPolicy, _Share, water_fill
@@ -209,6 +210,8 @@ def equal_eff_allocation(speedups: Sequence[Speedup], limits: Sequence[int], tot
     >>> equal_eff_allocation([a.speedup for a in apps], [a.max_processors for a in apps], 32)
     [7, 16, 9]
     """
+    check_int(total, "total (processors)", low=0)
+    check_int(max_steps, "max_steps", low=1)
     it = EqualEffIteration(speedups, limits, total, start)
     for _ in range(max_steps):
         it.step()
@@ -232,6 +235,7 @@ def opt_eff_allocation(speedups: Sequence[Speedup] | Sequence[np.ndarray], limit
     >>> opt_eff_allocation([Amdahl(0.5), Linear()], [8, 8], 8)
     [1, 7]
     """
+    check_int(total, "total (processors)", low=0)
     m = len(speedups)
     if m > total:
         raise ValueError(f"{m} jobs need at least one processor each, only {total} available")
@@ -282,6 +286,7 @@ def job_throughput(result: Any, classes: Mapping[int, Any], window: tuple[float,
 
 def best_size(speedup: Speedup, limit: int) -> int:
     """The fewest processors, at most ``limit``, that maximise ``speedup`` (AP-EQUI's cap)."""
+    check_int(limit, "limit", low=1)
     curve = _curve(speedup, limit)
     return int(np.argmax(curve >= curve.max() * (1 - 1e-12))) + 1
 
@@ -308,8 +313,7 @@ class SelfTuning:
     __slots__ = ("P", "known", "lo", "hi", "best")
 
     def __init__(self, P: int) -> None:
-        if P < 1:
-            raise ValueError(f"self-tuning needs at least one processor, got {P}")
+        check_int(P, "self-tuning needs at least one processor: P", low=1)
         self.P = P
         self.known: dict[int, float] = {}
         self.lo = 1
@@ -377,8 +381,7 @@ class _Efficiency(DynamicPolicy):
 
     def __init__(self, overhead: float = 0.0, iterations: int = 100) -> None:
         super().__init__(overhead)
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        check_int(iterations, "iterations", low=1)
         self.iterations = iterations
 
     def limit(self, st: _Share) -> int:
@@ -490,11 +493,8 @@ class EQUALEFF(_Efficiency):
     def __init__(self, overhead: float = 0.0, iterations: int = 100, quantum: float = 0.0,
                  max_steps: int = 50) -> None:
         super().__init__(overhead, iterations)
-        if isinstance(quantum, bool) or not (isinstance(quantum, int | float) and math.isfinite(quantum)
-                                             and quantum >= 0):
-            raise ValueError(f"quantum must be a finite number >= 0, got {quantum!r}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        check_real(quantum, "quantum", low=0)
+        check_int(max_steps, "max_steps", low=1)
         self.quantum = float(quantum)
         self.max_steps = max_steps
         self._round = 0
@@ -566,9 +566,14 @@ class OPTEFF(_Efficiency):
         return out + [0] * (len(shares) - len(active))
 
 
-register("EQUI", lambda: EQUI(), help="dynamic equipartition (seed 003 §4.1)")
-register("AP-EQUI", lambda: APEQUI(), help="equipartition capped at each job's best size, a priori (seed 003 §4.1)")
-register("ST-EQUI", lambda: STEQUI(), help="equipartition with self-tuning by golden sections (seed 003 §4.2)")
-register("EQUAL-EFF", lambda: EQUALEFF(), help="equal extrapolated efficiency, greedy (seed 003 §5.1)")
-register("OPT-EFF", lambda: OPTEFF(), help="maximum sum of efficiencies by dynamic programming (seed 003 §5.2)")
-register("ST-EQUAL-EFF", lambda: STEQUALEFF(), help="EQUAL-EFF with self-tuning (seed 003 §5.3)")
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "a flat machine (FlatPool; processor-count requests) and jobs with speedup curves; resizes running jobs"
+register("EQUI", lambda: EQUI(), help="dynamic equipartition (seed 003 §4.1)", needs=_NEEDS)
+register("AP-EQUI", lambda: APEQUI(), help="equipartition capped at each job's best size, a priori (seed 003 §4.1)",
+         needs=_NEEDS)
+register("ST-EQUI", lambda: STEQUI(), help="equipartition with self-tuning by golden sections (seed 003 §4.2)",
+         needs=_NEEDS)
+register("EQUAL-EFF", lambda: EQUALEFF(), help="equal extrapolated efficiency, greedy (seed 003 §5.1)", needs=_NEEDS)
+register("OPT-EFF", lambda: OPTEFF(), help="maximum sum of efficiencies by dynamic programming (seed 003 §5.2)",
+         needs=_NEEDS)
+register("ST-EQUAL-EFF", lambda: STEQUALEFF(), help="EQUAL-EFF with self-tuning (seed 003 §5.3)", needs=_NEEDS)

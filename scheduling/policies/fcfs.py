@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from .._validate import check_has
 from ..actions import Action
 from ..jobs import Job
 from .base import Policy
@@ -33,7 +34,8 @@ class FCFS(Policy):
 
     def __init__(self, folding: FoldingRule | None = None) -> None:
         super().__init__()
-        self.folding = folding if folding is not None else NoFold()
+        self.folding = NoFold() if folding is None else check_has(folding, "folding", "a folding rule such as RSR(1)",
+                                                                    "place", "name")
         self.name = self.folding.name
         self.queue: deque[Job] = deque()
         self.running: dict[int, object] = {}

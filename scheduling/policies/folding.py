@@ -12,7 +12,12 @@ from typing import Any
 
 from topoalloc import Allocation, Allocator
 
-__all__ = ["FoldingRule", "NoFold", "RSR", "Limit", "GreedyLimit", "AverageLimit"]
+from .._validate import check_int
+
+__all__ = ["FoldingRule", "NoFold", "RSR", "Limit", "GreedyLimit", "AverageLimit", "MAX_LIMIT"]
+
+#: Largest ``k`` of limit-k: 2**62 processors is beyond any machine.
+MAX_LIMIT = 62
 
 
 class FoldingRule:
@@ -67,8 +72,7 @@ class RSR(FoldingRule):
     t: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.t, bool) or not isinstance(self.t, int) or self.t < 0:
-            raise ValueError(f"RSR-t needs an integer t >= 0, got {self.t!r}")
+        check_int(self.t, "RSR-t: t", low=0)
 
     @property
     def name(self) -> str:
@@ -102,8 +106,7 @@ class Limit(FoldingRule):
     k: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 0:
-            raise ValueError(f"Limit-k needs an integer k >= 0, got {self.k!r}")
+        check_int(self.k, "Limit-k: k (the limit is 2**k processors)", low=0, high=MAX_LIMIT)
 
     @property
     def name(self) -> str:

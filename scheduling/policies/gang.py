@@ -33,6 +33,7 @@ from typing import Any
 from topoalloc import Allocation, Allocator, FlatPool
 from topoalloc.dhc import DHCTree, TreeNode, TreeWeights, forest_sizes
 
+from .._validate import check_bool, check_real
 from ..actions import Action, Resume, Start, Suspend, Timer
 from ..jobs import Job
 from .base import Policy
@@ -305,19 +306,15 @@ class Gang(Policy):
         super().__init__()
         if variant not in VARIANTS:
             raise GangError(f"unknown gang variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-        for label, value in (("cycle", cycle), ("period", period)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                    value > 0 and math.isfinite(value)):
-                raise GangError(f"{label} must be a finite number > 0, got {value!r}")
-        if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float)) or not (
-                switch_cost >= 0 and math.isfinite(switch_cost)):
-            raise GangError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}")
+        check_real(cycle, "cycle", low=0, low_open=True, error=GangError)
+        check_real(period, "period", low=0, low_open=True, error=GangError)
+        check_real(switch_cost, "switch_cost", low=0, error=GangError)
         if quanta not in self.QUANTA:
             raise GangError(f"unknown quanta mode {quanta!r}; choose one of {', '.join(self.QUANTA)}")
         if assignment is not None and assignment not in DHCTree.ASSIGNMENTS:
             raise GangError(f"unknown assignment {assignment!r}; choose one of {', '.join(DHCTree.ASSIGNMENTS)}")
-        if isinstance(rho_floor, bool) or not isinstance(rho_floor, (int, float)) or not 0 <= rho_floor <= 1:
-            raise GangError(f"rho_floor must be in [0, 1], got {rho_floor!r}")
+        check_real(rho_floor, "rho_floor", low=0, high=1, error=GangError)
+        check_bool(record, "record", error=GangError)
         if quanta == "rho" and rho_floor == 0 and switch_cost > 0:
             raise GangError("rho quanta with rho_floor = 0 can give a class a quantum shorter than the "
                             f"context-switch cost ({switch_cost}); use rho_floor > 0")
@@ -937,13 +934,18 @@ def _make(variant: str, **kw: Any):
     return lambda: Gang(variant, **kw)
 
 
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "DHCTree (a flat machine as a forest of buddy partitions; processor-count requests)"
+
+
 for _variant, _name in _NAMES.items():
     _what = {"vanilla": "vanilla DHC gang scheduling (seed 004 §2.3)",
              "pushdown": "DHC gang scheduling with push-down (seed 004 §2.4)",
              "migrate-root": "DHC gang scheduling, migration from the root (seed 004 §2.5)",
              "migrate-leaves": "DHC gang scheduling, migration from the leaves (seed 004 §2.5)"}[_variant]
-    register(_name, _make(_variant), help=f"{_what}; T = 1000 s, switch cost 1 s, uniform quanta")
-    register(f"{_name}-Weight", _make(_variant, assignment="weight"), help=f"{_what}, weight-oriented assignment (§3)")
-    register(f"{_name}-Rho", _make(_variant, quanta="rho"), help=f"{_what}, rho-based quanta (§7.2)")
+    register(_name, _make(_variant), help=f"{_what}; T = 1000 s, switch cost 1 s, uniform quanta", needs=_NEEDS)
+    register(f"{_name}-Weight", _make(_variant, assignment="weight"), help=f"{_what}, weight-oriented assignment (§3)",
+             needs=_NEEDS)
+    register(f"{_name}-Rho", _make(_variant, quanta="rho"), help=f"{_what}, rho-based quanta (§7.2)", needs=_NEEDS)
     register(f"{_name}-T", lambda T, v=_variant: Gang(v, cycle=T), param="float",
-             help=f"{_what} with timeplexing cycle T seconds")
+             help=f"{_what} with timeplexing cycle T seconds", needs=_NEEDS)

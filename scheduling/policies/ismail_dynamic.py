@@ -49,6 +49,7 @@ from topoalloc import Allocator
 from topoalloc.errors import UnsupportedTopologyError
 from topologies import Flat
 
+from .._validate import check_real
 from ..actions import Action, Resize
 from ..jobs import Job
 from .base import Policy
@@ -155,10 +156,7 @@ class DynamicPolicy(Policy):
 
     def __init__(self, overhead: float = 0.0) -> None:
         super().__init__()
-        if isinstance(overhead, bool) or not isinstance(overhead, int | float) or not (
-                math.isfinite(overhead) and overhead >= 0):
-            raise ValueError(f"reconfiguration overhead C must be a finite number >= 0, got {overhead!r}")
-        self.overhead = float(overhead)
+        self.overhead = check_real(overhead, "reconfiguration overhead C", low=0)
         self.shares: dict[int, _Share] = {}
         self._seq = itertools.count()
         self._slot_queue: dict[Any, deque[Job]] = {}
@@ -394,8 +392,7 @@ class DPROPSM(DynamicPolicy):
 
     def __init__(self, x: float, overhead: float = 0.0) -> None:
         super().__init__(overhead)
-        if not (isinstance(x, int | float) and not isinstance(x, bool) and x > 0 and math.isfinite(x)):
-            raise ValueError(f"DPROP-SM needs a priority parameter x > 0, got {x!r}")
+        check_real(x, "DPROP-SM priority parameter x", low=0, low_open=True)
         self.x = x
         self.name = f"DPROP-SM/{x:g}"
 
@@ -425,8 +422,9 @@ class DPROPSH(DynamicPolicy):
 
     def __init__(self, x: float, overhead: float = 0.0, long_after: float | None = None) -> None:
         super().__init__(overhead)
-        if not (isinstance(x, int | float) and not isinstance(x, bool) and x > 0 and math.isfinite(x)):
-            raise ValueError(f"DPROP-SH needs a priority parameter x > 0, got {x!r}")
+        check_real(x, "DPROP-SH priority parameter x", low=0, low_open=True)
+        if long_after is not None:
+            check_real(long_after, "DPROP-SH long_after", low=0)
         self.x = x
         self.long_after = long_after
         self.name = f"DPROP-SH/{x:g}"
@@ -546,9 +544,13 @@ class DSMJF(_GreedyFill):
         return f"<policy {self.name} C={self.overhead:g}{'' if self.running_first else ' one queue'}>"
 
 
-register("DEQP", lambda: DEQP(), help="dynamic equipartitioning (seed 000 §4.3)")
-register("DPROP", lambda: DPROP(), help="dynamic proportional allocation (seed 000 §4.3)")
-register("DFCFS", lambda: DFCFS(), help="dynamic first come first served (seed 000 §4.3)")
-register("DSMJF", lambda: DSMJF(), help="dynamic smallest job first (seed 000 §4.3)")
-register("DPROP-SM", lambda x: DPROPSM(x), param="float", help="DPROP with priority to small jobs, x (seed 000 §4.5)")
-register("DPROP-SH", lambda x: DPROPSH(x), param="float", help="DPROP with priority to short jobs, x (seed 000 §4.5)")
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "a flat machine (FlatPool; processor-count requests); resizes running jobs"
+register("DEQP", lambda: DEQP(), help="dynamic equipartitioning (seed 000 §4.3)", needs=_NEEDS)
+register("DPROP", lambda: DPROP(), help="dynamic proportional allocation (seed 000 §4.3)", needs=_NEEDS)
+register("DFCFS", lambda: DFCFS(), help="dynamic first come first served (seed 000 §4.3)", needs=_NEEDS)
+register("DSMJF", lambda: DSMJF(), help="dynamic smallest job first (seed 000 §4.3)", needs=_NEEDS)
+register("DPROP-SM", lambda x: DPROPSM(x), param="float", help="DPROP with priority to small jobs, x (seed 000 §4.5)",
+         needs=_NEEDS)
+register("DPROP-SH", lambda x: DPROPSH(x), param="float", help="DPROP with priority to short jobs, x (seed 000 §4.5)",
+         needs=_NEEDS)

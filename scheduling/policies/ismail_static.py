@@ -31,6 +31,7 @@ import math
 
 from topoalloc import Allocation, Allocator, FlatPool
 
+from .._validate import check_bool, check_real
 from ..actions import Action, Start
 from ..jobs import Job
 from .base import Policy
@@ -271,7 +272,7 @@ class UnlimitedFolding(IsmailStatic):
 
     def __init__(self, order: str = "fifo", first_fit: bool = False) -> None:
         super().__init__(order)
-        self.first_fit = bool(first_fit)
+        self.first_fit = check_bool(first_fit, "first_fit")
         self.name = self._NAMES.get((order, self.first_fit), f"UnlimitedFolding({order}, first_fit={first_fit})")
 
     def _scan(self, now: float) -> list[Action]:
@@ -453,10 +454,9 @@ class AdaptiveFolding(IsmailStatic):
         if isinstance(ffmax, str):
             if ffmax not in ("f1max", "f2max"):
                 raise ValueError(f"ffmax must be 'f1max', 'f2max' or a number >= 1, got {ffmax!r}")
-        elif isinstance(ffmax, bool) or not isinstance(ffmax, int | float) or not ffmax >= 1:
-            raise ValueError(f"a fixed ffmax must be a number >= 1, got {ffmax!r}")
-        if not 0.0 <= r <= 1.0:
-            raise ValueError(f"r (residual life ratio) must be in [0, 1], got {r!r}")
+        else:
+            check_real(ffmax, "a fixed ffmax (FF_max)", low=1)
+        check_real(r, "r (residual life ratio)", low=0, high=1)
         self.kind = kind
         self.ffmax = ffmax
         self.r = float(r)
@@ -519,24 +519,29 @@ class AdaptiveFolding(IsmailStatic):
 
 
 # -- registry -------------------------------------------------------------------------------------
+#: What these policies need to run (the registry's ``needs``; ``topoalloc list`` shows it).
+_NEEDS = "FlatPool (a flat machine; processor-count requests)"
+
+
 def _register() -> None:
     for order, name in FirstFitQueue._NAMES.items():
         register(name, lambda o=order: FirstFitQueue(o), help=f"no folding first fit, queue by {ORDERS[order]} "
-                 f"(seed 000 §{'2.4' if order == 'total_demand' else '2.2.1'})")
+                 f"(seed 000 §{'2.4' if order == 'total_demand' else '2.2.1'})", needs=_NEEDS)
     for (order, ff), name in UnlimitedFolding._NAMES.items():
         section = "2.4" if order in ("total_demand", "shortest", "longest") else "2.2.2"
         register(name, lambda o=order, f=ff: UnlimitedFolding(o, f),
                  help=f"unlimited folding, queue by {ORDERS[order]}{', first fit first' if ff else ''} "
-                      f"(seed 000 §{section})")
-    register("EPFP", lambda: EPFP(), help="even partitioning of free processors, eager (seed 000 §2.2.2)")
+                      f"(seed 000 §{section})", needs=_NEEDS)
+    register("EPFP", lambda: EPFP(), help="even partitioning of free processors, eager (seed 000 §2.2.2)", needs=_NEEDS)
     for (order, kind), name in AdaptiveFolding._NAMES.items():
         section = "3.4" if order in ("total_demand", "shortest", "longest") else "3.2"
         what = f"adaptive limited folding ({kind} scan, queue by {ORDERS[order]}) (seed 000 §{section})"
-        register(name, lambda o=order, k=kind: AdaptiveFolding(o, k, "f1max"), help=f"{what}, FF_max = f1max")
+        register(name, lambda o=order, k=kind: AdaptiveFolding(o, k, "f1max"), help=f"{what}, FF_max = f1max",
+                 needs=_NEEDS)
         register(f"{name}-f2max", lambda o=order, k=kind: AdaptiveFolding(o, k, "f2max"),
-                 help=f"{what}, FF_max = f2max with r = 2/3")
+                 help=f"{what}, FF_max = f2max with r = 2/3", needs=_NEEDS)
         register(f"{name}-fixed", lambda x, o=order, k=kind: AdaptiveFolding(o, k, x), param="float",
-                 help=f"{what}, fixed FF_max = the number")
+                 help=f"{what}, fixed FF_max = the number", needs=_NEEDS)
 
 
 _register()

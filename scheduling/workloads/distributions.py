@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from topologies import MAX_CUBE_DIM
+
+from .._validate import ParameterError, check_has, check_int, check_real
 from ..speedup import Amdahl, Linear, Speedup, misp_serial_fraction
 
 __all__ = [
@@ -23,7 +26,10 @@ __all__ = [
 
 def _check(cond: bool, msg: str) -> None:
     if not cond:
-        raise ValueError(msg)
+        raise ParameterError(msg)
+
+#: What a size distribution's requests are (the phrases the topologies use for theirs).
+MESH_REQUEST, CUBE_REQUEST, COUNT_REQUEST = "a (width, height) pair", "a subcube dimension k", "a processor count"
 
 
 # -- sizes ----------------------------------------------------------------------------------------
@@ -34,9 +40,17 @@ class MeshSides:
 
     max_w: int = 32
     max_h: int = 32
+    #: What the requests are.
+    request_kind = MESH_REQUEST
 
     def __post_init__(self) -> None:
-        _check(self.max_w >= 1 and self.max_h >= 1, f"mesh sides need maxima >= 1, got {self.max_w}, {self.max_h}")
+        check_int(self.max_w, "MeshSides max_w", low=1)
+        check_int(self.max_h, "MeshSides max_h", low=1)
+
+    @property
+    def max_request(self) -> tuple[int, int]:
+        """The largest request drawn."""
+        return (int(self.max_w), int(self.max_h))
 
     @property
     def mean_size(self) -> float:
@@ -56,9 +70,16 @@ class Squares:
     """``(s, s)`` with side uniform on ``[1, max_side]`` (seed 002 §4.1, for 2D buddy)."""
 
     max_side: int = 32
+    #: What the requests are.
+    request_kind = MESH_REQUEST
 
     def __post_init__(self) -> None:
-        _check(self.max_side >= 1, f"max_side must be >= 1, got {self.max_side}")
+        check_int(self.max_side, "Squares max_side", low=1)
+
+    @property
+    def max_request(self) -> tuple[int, int]:
+        """The largest request drawn."""
+        return (int(self.max_side), int(self.max_side))
 
     @property
     def mean_size(self) -> float:
@@ -80,12 +101,28 @@ class CubeDims:
 
     max_dim: int = 7
     probs: tuple[float, ...] | None = None
+    #: What the requests are.
+    request_kind = CUBE_REQUEST
 
     def __post_init__(self) -> None:
-        _check(self.max_dim >= 0, f"max_dim must be >= 0, got {self.max_dim}")
+        check_int(self.max_dim, "CubeDims max_dim", low=0, high=MAX_CUBE_DIM)
         if self.probs is not None:
-            _check(len(self.probs) == self.max_dim + 1, f"need {self.max_dim + 1} probabilities, got {len(self.probs)}")
-            _check(all(p >= 0 for p in self.probs) and sum(self.probs) > 0, f"bad probabilities {self.probs}")
+            if isinstance(self.probs, str) or not isinstance(self.probs, tuple | list | np.ndarray):
+                raise ParameterError(f"CubeDims probs must be a sequence of {self.max_dim + 1} probabilities, "
+                                     f"got {self.probs!r}")
+            _check(len(self.probs) == self.max_dim + 1,
+                   f"CubeDims probs: need {self.max_dim + 1} probabilities (dimensions 0..{self.max_dim}), "
+                   f"got {len(self.probs)}")
+            for k, p in enumerate(self.probs):
+                check_real(p, f"CubeDims probs[{k}]", low=0)
+            _check(sum(self.probs) > 0, f"CubeDims probs must not all be 0, got {self.probs!r}")
+
+    @property
+    def max_request(self) -> int:
+        """The largest dimension drawn (with a probability > 0)."""
+        if self.probs is None:
+            return int(self.max_dim)
+        return max(k for k, p in enumerate(self.probs) if p > 0)
 
     def _p(self) -> np.ndarray:
         if self.probs is None:
@@ -120,9 +157,17 @@ class UniformCount:
 
     low: int
     high: int
+    #: What the requests are.
+    request_kind = COUNT_REQUEST
 
     def __post_init__(self) -> None:
-        _check(1 <= self.low <= self.high, f"need 1 <= low <= high, got [{self.low}, {self.high}]")
+        check_int(self.low, "UniformCount low", low=1)
+        check_int(self.high, "UniformCount high", low=self.low)
+
+    @property
+    def max_request(self) -> int:
+        """The largest count drawn."""
+        return int(self.high)
 
     @property
     def mean_size(self) -> float:
@@ -143,10 +188,21 @@ class TruncatedExponentialCount:
     mean: float
     low: int
     high: int
+    #: What the requests are.
+    request_kind = COUNT_REQUEST
 
     def __post_init__(self) -> None:
-        _check(self.mean > 0, f"mean must be > 0, got {self.mean}")
-        _check(1 <= self.low <= self.high, f"need 1 <= low <= high, got [{self.low}, {self.high}]")
+        check_real(self.mean, "TruncatedExponentialCount mean", low=0, low_open=True)
+        check_int(self.low, "TruncatedExponentialCount low", low=1)
+        check_int(self.high, "TruncatedExponentialCount high", low=self.low)
+        _check(math.exp(-self.low / self.mean) > 0,
+               f"TruncatedExponentialCount: mean {self.mean} is too small for counts from {self.low} "
+               "(every weight exp(-n / mean) is 0)")
+
+    @property
+    def max_request(self) -> int:
+        """The largest count drawn."""
+        return int(self.high)
 
     def _p(self) -> tuple[np.ndarray, np.ndarray]:
         n = np.arange(self.low, self.high + 1)
@@ -174,6 +230,21 @@ class CountsOn:
     counts: Any
     topology: Any
 
+    def __post_init__(self) -> None:
+        check_has(self.counts, "CountsOn counts", "a processor-count distribution", "sample", "mean_size")
+        check_has(self.topology, "CountsOn topology", "a topology", "request_for", "request_size")
+
+    @property
+    def request_kind(self) -> str | None:
+        """What the requests are: the topology's kind of request."""
+        return getattr(self.topology, "request_kind", None)
+
+    @property
+    def max_request(self) -> Any:
+        """The request of the largest count drawn (``None`` if the counts do not say)."""
+        top = getattr(self.counts, "max_request", None)
+        return None if top is None else self.topology.request_for(top)
+
     @property
     def mean_size(self) -> float:
         return self.counts.mean_size
@@ -194,7 +265,7 @@ class Exponential:
     mean: float = 5.0
 
     def __post_init__(self) -> None:
-        _check(self.mean > 0, f"mean must be > 0, got {self.mean}")
+        check_real(self.mean, "Exponential mean", low=0, low_open=True)
 
     def sample(self, rng: np.random.Generator, count: int) -> np.ndarray:
         return rng.exponential(self.mean, count)
@@ -218,8 +289,11 @@ class TruncatedNormal:
     low: float = 0.0
 
     def __post_init__(self) -> None:
-        _check(self.sd > 0, f"sd must be > 0, got {self.sd}")
-        _check(_Phi((self.low - self.mu) / self.sd) < 0.99, "truncation removes almost all the mass")
+        check_real(self.mu, "TruncatedNormal mu")
+        check_real(self.sd, "TruncatedNormal sd", low=0, low_open=True)
+        check_real(self.low, "TruncatedNormal low (service times are >= 0)", low=0)
+        _check(_Phi((self.low - self.mu) / self.sd) < 0.99,
+               f"TruncatedNormal: truncation at low={self.low} removes almost all the mass of N({self.mu}, {self.sd})")
 
     @property
     def mean(self) -> float:
@@ -243,7 +317,8 @@ class Uniform:
     high: float
 
     def __post_init__(self) -> None:
-        _check(0 <= self.low <= self.high, f"need 0 <= low <= high, got [{self.low}, {self.high}]")
+        check_real(self.low, "Uniform low", low=0)
+        check_real(self.high, "Uniform high", low=self.low)
 
     @property
     def mean(self) -> float:
@@ -263,7 +338,11 @@ class TruncatedExponential:
     high: float
 
     def __post_init__(self) -> None:
-        _check(self.scale > 0 and 0 <= self.low < self.high, f"bad truncated exponential {self}")
+        check_real(self.scale, "TruncatedExponential scale", low=0, low_open=True)
+        check_real(self.low, "TruncatedExponential low", low=0)
+        check_real(self.high, "TruncatedExponential high", low=self.low, low_open=True)
+        _check(math.exp(-self.low / self.scale) - math.exp(-self.high / self.scale) > 0,
+               f"TruncatedExponential: [{self.low}, {self.high}] holds no mass at scale {self.scale}")
 
     @property
     def mean(self) -> float:
@@ -299,7 +378,9 @@ class MISP:
     max_serial: float = 0.5
 
     def __post_init__(self) -> None:
-        _check(0 < self.low <= self.high <= 1, f"need 0 < low <= high <= 1, got [{self.low}, {self.high}]")
+        check_real(self.low, "MISP low (an efficiency)", low=0, high=1, low_open=True)
+        check_real(self.high, "MISP high (an efficiency)", low=self.low, high=1)
+        check_real(self.max_serial, "MISP max_serial (a serial fraction)", low=0, high=1, low_open=True)
 
     def sample(self, rng: np.random.Generator, sizes: list[int]) -> list[Speedup]:
         out: list[Speedup] = []

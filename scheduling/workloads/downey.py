@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import ParameterError, check_int, check_real
 from ..jobs import Job, JobStream
 from ..speedup_downey import Downey as DowneySpeedup
 from .synthetic import streams
@@ -82,25 +83,36 @@ class Downey(JobStream):
     log_lifetime: tuple[float, float] = (2.0, 12.0)
     sigma_max: float = 2.0
     chunk: int = 256
+    #: What the requests are: processor counts (the size a user would ask for).
+    request_kind = "a processor count"
 
     def __post_init__(self) -> None:
-        if isinstance(self.N, bool) or not isinstance(self.N, int) or self.N < 1:
-            raise ValueError(f"Downey workload: N must be a positive integer, got {self.N!r}")
-        if not self.load > 0:
-            raise ValueError(f"Downey workload: load must be > 0, got {self.load!r}")
-        if self.days is not None and (isinstance(self.days, bool) or not isinstance(self.days, int) or self.days < 1):
-            raise ValueError(f"Downey workload: days must be a positive integer or None, got {self.days!r}")
-        if not self.day > 0 or not self.night >= 0:
-            raise ValueError(f"Downey workload: need day > 0 and night >= 0, got day={self.day!r}, "
-                             f"night={self.night!r}")
-        lo, hi = self.log_lifetime
-        if not lo < hi:
-            raise ValueError(f"Downey workload: log_lifetime must be (low, high) with low < high, "
-                             f"got {self.log_lifetime!r}")
-        if not self.sigma_max >= 0:
-            raise ValueError(f"Downey workload: sigma_max must be >= 0, got {self.sigma_max!r}")
-        if isinstance(self.chunk, bool) or not isinstance(self.chunk, int) or self.chunk < 1:
-            raise ValueError(f"Downey workload: chunk must be a positive integer, got {self.chunk!r}")
+        check_int(self.N, "Downey workload: N", low=1)
+        check_real(self.load, "Downey workload: load", low=0, low_open=True)
+        if self.days is not None:
+            check_int(self.days, "Downey workload: days (None: endless)", low=1)
+        check_real(self.day, "Downey workload: day", low=0, low_open=True)
+        check_real(self.night, "Downey workload: night", low=0)
+        ok = isinstance(self.log_lifetime, tuple | list) and len(self.log_lifetime) == 2
+        if ok:
+            lo = check_real(self.log_lifetime[0], "Downey workload: log_lifetime low")
+            hi = check_real(self.log_lifetime[1], "Downey workload: log_lifetime high")
+            ok = lo < hi <= 709.0  # e^709 is the largest power of e a float holds
+        if not ok:
+            raise ParameterError(f"Downey workload: log_lifetime must be (low, high) with low < high <= 709, "
+                                 f"got {self.log_lifetime!r}")
+        check_real(self.sigma_max, "Downey workload: sigma_max", low=0)
+        check_int(self.chunk, "Downey workload: chunk", low=1)
+
+    @property
+    def endless(self) -> bool:
+        """Whether the stream never ends by itself (``days=None``)."""
+        return self.days is None
+
+    @property
+    def max_request(self) -> int:
+        """The largest request, ``N``."""
+        return self.N
 
     @property
     def machine_size(self) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_int, check_real
 from ..jobs import Job
 from .distributions import (
     MISP,
@@ -69,8 +70,8 @@ def ismail_workload(
     >>> j = w.take(1, seed=3)[0]; 2 <= j.request <= 64 and 10 <= j.runtime <= 200
     True
     """
-    if isinstance(P, bool) or not isinstance(P, int) or P < 2:
-        raise ValueError(f"P must be an integer >= 2 (requests are drawn from [2, P]), got {P!r}")
+    check_int(P, "P (requests are drawn from [2, P])", low=2)
+    check_real(load, "load", low=0, low_open=True)
     if sizes == "uniform":
         size_dist: Any = UniformCount(2, P)
     elif sizes == "exponential":
@@ -89,8 +90,6 @@ def ismail_workload(
         model = LinearSpeedup()
     else:
         raise ValueError(f"speedup must be one of {SPEEDUPS}, got {speedup!r}")
-    if not load > 0:
-        raise ValueError(f"load must be > 0, got {load!r}")
     return Synthetic(size_dist, service, load=load, machine_size=P, speedup=model)
 
 

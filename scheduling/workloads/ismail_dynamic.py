@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._validate import check_has, check_int, check_real
 from ..applications import ApplicationMix
 from ..jobs import Job, JobStream
 from .distributions import MISP, LinearSpeedup, TruncatedExponential, Uniform, UniformCount
@@ -44,9 +45,28 @@ class Labelled(JobStream):
     workload: Any
     long_after: float
 
+    def __post_init__(self) -> None:
+        check_has(self.workload, "Labelled workload", "a workload", "jobs")
+        check_real(self.long_after, "Labelled long_after", low=0)
+
     @property
     def arrival_rate(self) -> float:
         return self.workload.arrival_rate
+
+    @property
+    def endless(self) -> bool:
+        """Whether the wrapped stream is endless."""
+        return bool(getattr(self.workload, "endless", False))
+
+    @property
+    def request_kind(self) -> str | None:
+        """What the wrapped workload's requests are, if it says."""
+        return getattr(self.workload, "request_kind", None)
+
+    @property
+    def max_request(self) -> Any:
+        """The wrapped workload's largest request, if it says."""
+        return getattr(self.workload, "max_request", None)
 
     def jobs(self, seed: int = 0) -> Iterator[Job]:
         threshold = self.long_after
@@ -66,6 +86,8 @@ def ismail_dynamic(execution: str = "uniform", *, load: float, speedup: str = "m
     """
     if execution not in ISMAIL_DYNAMIC_EXECUTION:
         raise ValueError(f"execution must be one of {ISMAIL_DYNAMIC_EXECUTION}, got {execution!r}")
+    check_real(load, "load", low=0, low_open=True)
+    check_int(machine_size, "machine_size", low=2 if execution != "applications" else 1)
     if execution == "applications":
         return ApplicationMix(load=load, machine_size=machine_size)
     if speedup == "misp":

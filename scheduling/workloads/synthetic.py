@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import ParameterError, check_has, check_int, check_real, check_seed
 from ..jobs import Job, JobStream
 from .distributions import Exponential, LinearSpeedup
 
@@ -20,6 +21,7 @@ STREAMS = ("arrivals", "sizes", "runtimes", "speedups", "estimates", "extra", "c
 
 def streams(seed: int) -> dict[str, np.random.Generator]:
     """One independent ``numpy`` generator per purpose, spawned from ``SeedSequence(seed)``."""
+    check_seed(seed)
     children = np.random.SeedSequence(seed).spawn(len(STREAMS))
     return {name: np.random.default_rng(child) for name, child in zip(STREAMS, children, strict=True)}
 
@@ -35,19 +37,26 @@ def arrival_rate(load: float, machine_size: int, mean_size: float, mean_service:
     >>> arrival_rate(0.5, 256, 32.0, 5.0)
     0.8
     """
-    if load <= 0:
-        raise ValueError(f"load must be > 0, got {load}")
+    check_real(load, "load", low=0, low_open=True)
+    check_int(machine_size, "machine_size", low=1)
+    check_real(mean_size, "mean_size", low=0, low_open=True)
+    check_real(mean_service, "mean_service", low=0, low_open=True)
     return machine_size / (mean_size * mean_service) * load
 
 
 def offered_load(rate: float, machine_size: int, mean_size: float, mean_service: float) -> float:
     """Ismail's ``L = λ N T_e / P`` (seed 000 §1.5)."""
+    check_real(rate, "rate", low=0)
+    check_int(machine_size, "machine_size", low=1)
+    check_real(mean_size, "mean_size", low=0)
+    check_real(mean_service, "mean_service", low=0)
     return rate * mean_size * mean_service / machine_size
 
 
 @dataclass(frozen=True)
 class Synthetic(JobStream):
-    """An endless stream of jobs with Poisson arrivals.
+    """An endless stream of jobs with Poisson arrivals (:attr:`endless`: a simulation of it needs
+    ``jobs=`` or ``until=``).
 
     ``sizes`` makes requests (e.g. :class:`~scheduling.workloads.MeshSides`), ``service`` run times
     on the request (e.g. ``Exponential(5)``), ``speedup`` each job's speedup model. Give either
@@ -75,19 +84,40 @@ class Synthetic(JobStream):
     speedup: Any = field(default_factory=LinearSpeedup)
     chunk: int = 4096
     comm: Any = 0.0
+    #: The stream never ends by itself.
+    endless = True
 
     def __post_init__(self) -> None:
         if (self.load is None) == (self.rate is None):
-            raise ValueError("give exactly one of load= (with machine_size=) and rate=")
-        if self.load is not None and not self.machine_size:
-            raise ValueError("load= needs machine_size= (the processors the load refers to)")
-        if self.rate is not None and self.rate <= 0:
-            raise ValueError(f"rate must be > 0, got {self.rate}")
-        if self.load is not None and self.load <= 0:
-            raise ValueError(f"load must be > 0, got {self.load}")
+            raise ParameterError("give exactly one of load= (with machine_size=) and rate=")
+        if self.load is not None and self.machine_size is None:
+            raise ParameterError("load= needs machine_size= (the processors the load refers to)")
+        check_has(self.sizes, "sizes", "a size distribution such as MeshSides(32, 32)", "sample", "size_of",
+                  "mean_size")
+        check_has(self.service, "service", "a service-time distribution such as Exponential(5.0)", "sample", "mean")
+        check_has(self.speedup, "speedup", "a speedup distribution such as LinearSpeedup()", "sample")
+        if self.rate is not None:
+            check_real(self.rate, "rate", low=0, low_open=True)
+        if self.load is not None:
+            check_real(self.load, "load", low=0, low_open=True)
+            check_int(self.machine_size, "machine_size", low=1)
+        elif self.machine_size is not None:
+            check_int(self.machine_size, "machine_size", low=1)
+        check_int(self.chunk, "chunk", low=1)
         if not hasattr(self.comm, "sample"):
-            if isinstance(self.comm, bool) or not isinstance(self.comm, int | float) or not 0.0 <= self.comm <= 1.0:
-                raise ValueError(f"comm must be a fraction in [0, 1] or a distribution, got {self.comm!r}")
+            c = self.comm
+            if isinstance(c, bool) or not isinstance(c, int | float) or not 0.0 <= c <= 1.0:
+                raise ParameterError(f"comm must be a fraction in [0, 1] or a distribution, got {c!r}")
+
+    @property
+    def request_kind(self) -> str | None:
+        """What the requests are (the size distribution's ``request_kind``), if it says."""
+        return getattr(self.sizes, "request_kind", None)
+
+    @property
+    def max_request(self) -> Any:
+        """The largest request the size distribution draws, if it says."""
+        return getattr(self.sizes, "max_request", None)
 
     @property
     def arrival_rate(self) -> float:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+import scheduling
 from scheduling.cli import build_parser, main
-from scheduling.experiments import PlotSpec, ResultStore, load_study, package_version
+from scheduling.experiments import PlotSpec, ResultStore, load_study
 from scheduling.experiments import registry as reg
 
 # the seed 002 examples (every examples/*.toml is loaded and run by test_examples_toml.py)
@@ -33,7 +34,7 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as info:
         main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"topoalloc {package_version()}"
+    assert capsys.readouterr().out.strip() == f"topoalloc {scheduling.__version__}"
 
 
 def test_every_subcommand_help_shows_an_example():

@@ -251,7 +251,7 @@ HEAD = 'topology = "flat:64"\nallocators = ["FlatPool"]\nloads = [0.5]\n'
          '[workload]\nmodel = "Ismail"', "workload.model", "flat topology, not mesh:8x8"),
         (HEAD + 'policies = [{ name = "DEQP", C = 1.0 }]', "policies[0].C", "allowed: overhead"),
         (HEAD + 'policies = ["FF", { name = "DEQP", overhead = -2 }]', "policies[1]", "overhead C must be"),
-        (HEAD + 'policies = [{ name = "DEQQ", overhead = 1 }]', "policies[0].name", "choose from"),
+        (HEAD + 'policies = [{ name = "DEQQ", overhead = 1 }]', "policies[0].name", "did you mean DEQP?"),
         (HEAD + 'policies = [{ overhead = 1 }]', "policies[0]", "needs a string 'name'"),
         (HEAD + 'policies = ["DEQP", { name = "deqp" }]', "policies", "listed twice"),
         (HEAD + 'policies = ["FF"]\ntable = ["mean_turnaround", "speed"]', "table[1]",

@@ -120,7 +120,7 @@ def test_load_study_with_variants(tmp_path):
         ('topology = "cube:4"\nallocators = ["Buddy", "Bogus"]\npolicies = ["FCFS"]\nloads = [0.5]',
          "allocators[1]", "choose from Buddy2D"),
         ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["RSR-1", "NOPE"]\nloads = [0.5]',
-         "policies[1]", "choose from"),
+         "policies[1]", "unknown policy 'NOPE'"),
         ('topology = "cube:4"\nallocators = ["FirstFit"]\npolicies = ["FCFS"]\nloads = [0.5]', "allocators[0]",
          "for a cube choose from Buddy"),
         ('topology = "cube:4"\nallocators = ["Buddy"]\npolicies = ["FCFS"]\nloads = [0.5, -1]', "loads", "> 0"),

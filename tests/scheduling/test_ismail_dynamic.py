@@ -104,9 +104,9 @@ def test_parameterised_families_parse(name, x, canonical):
 
 def test_bad_parameters_are_rejected():
     for bad in (0, -1, float("inf")):
-        with pytest.raises(ValueError, match="x > 0"):
+        with pytest.raises(ValueError, match="parameter x must be a finite number > 0"):
             DPROPSM(bad)
-        with pytest.raises(ValueError, match="x > 0"):
+        with pytest.raises(ValueError, match="parameter x must be a finite number > 0"):
             DPROPSH(bad)
     for bad in (-0.5, float("nan"), "1"):
         with pytest.raises(ValueError, match="overhead C"):

@@ -15,14 +15,29 @@ def test_names_parse_with_parameters():
     assert "RSR-<int>" in policies.names()
 
 
-def test_unknown_name_lists_the_known_ones():
-    with pytest.raises(UnknownPolicyError, match="RSR-<int>") as e:
-        policies.get("RSR")
-    assert "unknown policy 'RSR'" in str(e.value)
-    with pytest.raises(UnknownPolicyError, match="Limit"):
+def test_unknown_name_suggests_the_closest_ones():
+    with pytest.raises(UnknownPolicyError, match="RSR-<int>"):
+        policies.get("RSR")  # a family that takes a number, without it
+    with pytest.raises(UnknownPolicyError) as e:
+        policies.get("RSR1")
+    assert "unknown policy 'RSR1'; did you mean RSR-1?" in str(e.value)
+    assert "topoalloc list" in str(e.value) and len(str(e.value)) < 200  # not every name
+    with pytest.raises(UnknownPolicyError, match="did you mean Gang-Migrate-Leaves-T-600, "):
+        policies.get("gang-migrate-leaves-t600")
+    with pytest.raises(UnknownPolicyError) as e:
         policies.get("Nope-3")
+    assert "did you mean" not in str(e.value) and "names()" in str(e.value)
     with pytest.raises(ValueError, match="integer"):
         policies.get("RSR-1.5")
+
+
+def test_every_family_says_what_it_needs():
+    needs = {f.name: f.needs for f in policies.families()}
+    assert needs["RSR"] == needs["EASY"] == policies.ANY_ALLOCATOR
+    assert "DHCTree" in needs["Gang-Vanilla"] and "DHCTree" in needs["Gang-Migrate-Leaves-T"]
+    assert "FlatPool" in needs["SEV"] and "Downey" in needs["SEV"] and "Downey" in needs["ASP"]
+    assert "FlatPool" in needs["MFFF"] and "flat" in needs["DEQP"] and "flat" in needs["EQUI"]
+    assert [f.pattern for f in policies.families()] == policies.names()
 
 
 def test_rule_parameters_are_validated():

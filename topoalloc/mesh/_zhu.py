@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from topologies import Mesh, Submesh
+from topologies._validate import check_bool
 
 from ..base import Allocation
 from .base import MeshAllocator
@@ -48,7 +49,7 @@ class ZhuAllocator(MeshAllocator):
     recognition = "perfect"
 
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
-        self.rotate = bool(rotate)
+        self.rotate = check_bool(rotate, f"{type(self).__name__} rotate")
         super().__init__(topology)
         W, H = self.width, self.height
         self._stride = W + 2

@@ -1,0 +1,38 @@
+"""The version of the ``topoalloc`` distribution (all three packages), for ``__version__``.
+
+The code that runs is the code next to this file, so the version is looked up there first: in a
+source checkout (run from the tree, or installed in editable mode) the ``pyproject.toml`` one level
+above the package names the project ``topoalloc`` and holds its version; otherwise (an installed
+wheel) the installed package metadata does. ``0+unknown`` if neither is found. Checking the
+checkout first keeps a tree on ``PYTHONPATH`` from reporting the version of another installed copy.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _installed_version
+from pathlib import Path
+
+__all__ = ["__version__", "find_version"]
+
+_DISTRIBUTION = "topoalloc"
+
+
+def find_version(root: Path | None = None) -> str:
+    """The version: from ``root/pyproject.toml`` if it is the ``topoalloc`` project (``root``
+    defaults to the directory above this package), else from the installed metadata."""
+    root = Path(__file__).resolve().parent.parent if root is None else Path(root)
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        project = {}
+    if project.get("name") == _DISTRIBUTION and isinstance(project.get("version"), str):
+        return project["version"]
+    try:
+        return _installed_version(_DISTRIBUTION)
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = find_version()
