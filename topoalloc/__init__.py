@@ -11,18 +11,34 @@ See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks 
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
+    AllocatorParameterError,
     DoubleReleaseError,
     ForeignAllocationError,
+    PageSizeError,
     ReleaseError,
     RequestError,
     RequestSizeError,
     RequestTypeError,
     TopologyError,
+    UnknownOptionError,
     UnsupportedTopologyError,
 )
 from .flat import FlatPool
 from .hypercube import Buddy, CubeAllocator, FreeList, GrayCode
-from .mesh import BestFit, Buddy2D, FirstFit, FrameSliding, MeshAllocator
+from .mesh import (
+    MBS,
+    BestFit,
+    Buddy2D,
+    Curve,
+    FirstFit,
+    FrameSliding,
+    MC1x1,
+    MeshAllocator,
+    Naive,
+    NoncontiguousAllocator,
+    Paging,
+    Random,
+)
 
 __all__ = [
     "Allocation",
@@ -40,6 +56,13 @@ __all__ = [
     "FrameSliding",
     "FirstFit",
     "BestFit",
+    "NoncontiguousAllocator",
+    "Random",
+    "Naive",
+    "Paging",
+    "MBS",
+    "Curve",
+    "MC1x1",
     "ReleaseError",
     "DoubleReleaseError",
     "ForeignAllocationError",
@@ -48,4 +71,7 @@ __all__ = [
     "RequestSizeError",
     "RequestTypeError",
     "TopologyError",
+    "AllocatorParameterError",
+    "PageSizeError",
+    "UnknownOptionError",
 ]

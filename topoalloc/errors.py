@@ -13,6 +13,10 @@ __all__ = [
     "RequestSizeError",
     "RequestTypeError",
     "TopologyError",
+    "AllocatorParameterError",
+    "PageSizeError",
+    "UnknownOptionError",
+    "UnknownAllocatorError",
 ]
 
 
@@ -30,3 +34,24 @@ class ForeignAllocationError(ReleaseError):
 
 class UnsupportedTopologyError(TopologyError, TypeError):
     """The allocator cannot manage this topology (wrong kind, or a size the algorithm excludes)."""
+
+
+class AllocatorParameterError(ValueError):
+    """Base class: an allocator was given a parameter value it cannot use (the message names it)."""
+
+
+class PageSizeError(AllocatorParameterError):
+    """A page size that cannot be used: a negative ``size_index`` or pages larger than the mesh."""
+
+
+class UnknownOptionError(AllocatorParameterError):
+    """An unknown choice for an allocator option (a curve, a fit rule, a page order); the message
+    names the value and the choices."""
+
+
+class UnknownAllocatorError(KeyError):
+    """No allocator is registered under this name; the message lists the known ones and suggests the
+    closest."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
