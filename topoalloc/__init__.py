@@ -6,6 +6,8 @@ Every allocator is built from a topology and shares one surface::
     allocator.release(alloc); allocator.free; allocator.fold((4, 3)) -> (2, 3)
 
 See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
+Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``topoalloc.names()``,
+``topoalloc.register(name, cls)`` (:mod:`topoalloc.registry`).
 """
 
 from .base import Allocation, Allocator
@@ -20,6 +22,7 @@ from .errors import (
     RequestSizeError,
     RequestTypeError,
     TopologyError,
+    UnknownAllocatorError,
     UnknownOptionError,
     UnsupportedTopologyError,
 )
@@ -39,6 +42,7 @@ from .mesh import (
     Paging,
     Random,
 )
+from .registry import describe, get, names, register
 
 __all__ = [
     "Allocation",
@@ -63,6 +67,10 @@ __all__ = [
     "MBS",
     "Curve",
     "MC1x1",
+    "get",
+    "names",
+    "register",
+    "describe",
     "ReleaseError",
     "DoubleReleaseError",
     "ForeignAllocationError",
@@ -74,4 +82,5 @@ __all__ = [
     "AllocatorParameterError",
     "PageSizeError",
     "UnknownOptionError",
+    "UnknownAllocatorError",
 ]

@@ -630,10 +630,6 @@ def _allocators(value: Any, topo: TopologySpec, *, file: Any, key: str) -> tuple
             same = ", ".join(registry.allocator_names(topo.kind))
             raise ConfigError(f"{name} runs on a {kind} topology, not on {topo.label}; for a {topo.kind} choose "
                               f"from {same}", file=file, key=k)
-        try:
-            registry.allocator_class(name)
-        except registry.AllocatorUnavailableError as exc:
-            raise ConfigError(str(exc), file=file, key=k) from None
         out.append(Component(name, comp.params))
     return tuple(out)
 

@@ -39,9 +39,9 @@ def compare_study(
     warmup: int | None = None,
     seed: int = 0,
 ) -> tuple[Study, dict[str, str]]:
-    """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (not in
-    this installation, or unable to run on the chosen topology). Explicitly named allocators that
-    cannot run raise :class:`ConfigError`. With ``allocators`` but no ``topologies``, each kind
+    """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (unable to
+    run on the chosen topology). Explicitly named allocators that cannot run raise
+    :class:`ConfigError`. With ``allocators`` but no ``topologies``, each kind
     named gets its default topology."""
     skipped: dict[str, str] = {}
     pols = tuple(_checked(canonical_policy, p, "--policies") for p in (policies or COMPARE_POLICIES))
@@ -99,11 +99,7 @@ def _checked(fn, value, key):  # noqa: ANN001, ANN202 - small local helper
 def _cannot_run(name: str, topo: TopologySpec) -> str | None:
     """Why allocator ``name`` cannot run on ``topo``, or ``None``."""
     try:
-        cls = registry.allocator_class(name)
-    except registry.AllocatorUnavailableError as exc:
-        return str(exc)
-    try:
-        cls(topo.build())
+        registry.make_allocator(name, topo.build())
     except Exception as exc:  # the allocator's own check (e.g. Buddy2D needs a power-of-two square)
         return f"{name} cannot run on {topo.label}: {exc}"
     return None
