@@ -1,8 +1,12 @@
 """Allocator churn at about 50% occupancy: operations per second and the median cost of one allocate.
 
     python benchmarks/allocators.py                  # every allocator and size
-    python benchmarks/allocators.py --only FirstFit  # one allocator
+    python benchmarks/allocators.py --only FirstFit  # allocators whose name contains FirstFit
+    python benchmarks/allocators.py --only Random,Naive,Paging,MBS,Hilbert,MC1x1  # the non-contiguous ones
     python benchmarks/allocators.py --seconds 0.5    # shorter runs
+
+Allocators are built by registry name (``topoalloc.get``), with default parameters (``Paging``: 1x1
+pages in row-major order).
 
 Churn: while more than half the machine is free, allocate a random request; otherwise release a
 random live allocation. Mesh requests have sides uniform on [1, side/4]; cube requests dimensions
@@ -26,6 +30,10 @@ from topologies import Flat, Hypercube, Mesh
 MESHES = [32, 256, 1024]
 CUBES = [8, 12, 16, 20]
 MESH_ALLOCATORS = ["Buddy2D", "FrameSliding", "FirstFit", "BestFit"]
+#: Non-contiguous mesh allocators (registry names): measured on the 32x32 and 256x256 meshes.
+NONCONTIG_ALLOCATORS = ["Random", "Naive", "Paging", "MBS", "HilbertFirstFit", "HilbertBestFit",
+                        "HilbertSumOfSquares", "MC1x1"]
+NONCONTIG_MESHES = [32, 256]
 CUBE_ALLOCATORS = ["Buddy", "GrayCode", "FreeList"]
 FLAT_ALLOCATORS = [("FlatPool", 1024), ("DHCTree", 1024), ("DHCTree", 320)]
 
@@ -92,6 +100,9 @@ def cases(only: str | None):
     for name in MESH_ALLOCATORS:
         for side in MESHES:
             yield name, Mesh(side, side), f"{side}x{side} mesh"
+    for name in NONCONTIG_ALLOCATORS:
+        for side in NONCONTIG_MESHES:
+            yield name, Mesh(side, side), f"{side}x{side} mesh"
     for name in CUBE_ALLOCATORS:
         for dim in CUBES:
             yield name, Hypercube(dim), f"{dim}-cube"
@@ -101,21 +112,23 @@ def cases(only: str | None):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default=None, help="run only allocators whose name contains this text")
+    ap.add_argument("--only", default=None,
+                    help="run only allocators whose name contains this text (comma-separated: any of them)")
     ap.add_argument("--seconds", type=float, default=1.0, help="timed churn per case")
     args = ap.parse_args()
     print(f"# {platform.python_implementation()} {platform.python_version()}, numpy {np.__version__}, "
           f"{args.seconds:g} s of churn per case at ~50% occupancy")
-    print(f"{'allocator':14} {'machine':16} {'ops/s':>10} {'pairs/s':>10} {'median alloc':>13} {'success':>8}")
+    print(f"{'allocator':20} {'machine':16} {'ops/s':>10} {'pairs/s':>10} {'median alloc':>13} {'success':>8}")
     for name, topo, label in cases(args.only):
-        if args.only and args.only not in name:
+        if args.only and not any(part in name for part in args.only.split(",")):
             continue
-        cls = getattr(topoalloc, name, None)
-        if cls is None:
-            print(f"{name:14} {label:16} {'(not available)':>10}")
+        try:
+            alloc = topoalloc.get(name, topo)
+        except KeyError:
+            print(f"{name:20} {label:16} {'(not available)':>10}")
             continue
-        r = churn(cls(topo), topo, args.seconds)
-        print(f"{name:14} {label:16} {r['ops']:10,.0f} {r['pairs']:10,.0f} {r['median_us']:10.1f} µs "
+        r = churn(alloc, topo, args.seconds)
+        print(f"{name:20} {label:16} {r['ops']:10,.0f} {r['pairs']:10,.0f} {r['median_us']:10.1f} µs "
               f"{r['success']:8.0%}", flush=True)
 
 

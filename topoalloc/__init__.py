@@ -6,6 +6,8 @@ Every allocator is built from a topology and shares one surface::
     allocator.release(alloc); allocator.free; allocator.fold((4, 3)) -> (2, 3)
 
 See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
+Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``topoalloc.names()``,
+``topoalloc.register(name, cls)`` (:mod:`topoalloc.registry`).
 """
 
 from topologies._version import __version__
@@ -14,21 +16,39 @@ from . import locality
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
+    AllocatorParameterError,
     DoubleReleaseError,
     ForeignAllocationError,
     MetricNotApplicableError,
     NodeSetError,
+    PageSizeError,
     ParameterError,
     ReleaseError,
     RequestError,
     RequestSizeError,
     RequestTypeError,
     TopologyError,
+    UnknownAllocatorError,
+    UnknownOptionError,
     UnsupportedTopologyError,
 )
 from .flat import FlatPool
 from .hypercube import Buddy, CubeAllocator, FreeList, GrayCode
-from .mesh import BestFit, Buddy2D, FirstFit, FrameSliding, MeshAllocator
+from .mesh import (
+    MBS,
+    BestFit,
+    Buddy2D,
+    Curve,
+    FirstFit,
+    FrameSliding,
+    MC1x1,
+    MeshAllocator,
+    Naive,
+    NoncontiguousAllocator,
+    Paging,
+    Random,
+)
+from .registry import describe, get, names, register
 
 __all__ = [
     "__version__",
@@ -50,6 +70,17 @@ __all__ = [
     "locality",
     "MetricNotApplicableError",
     "NodeSetError",
+    "NoncontiguousAllocator",
+    "Random",
+    "Naive",
+    "Paging",
+    "MBS",
+    "Curve",
+    "MC1x1",
+    "get",
+    "names",
+    "register",
+    "describe",
     "ReleaseError",
     "DoubleReleaseError",
     "ForeignAllocationError",
@@ -59,4 +90,8 @@ __all__ = [
     "RequestSizeError",
     "RequestTypeError",
     "TopologyError",
+    "AllocatorParameterError",
+    "PageSizeError",
+    "UnknownOptionError",
+    "UnknownAllocatorError",
 ]

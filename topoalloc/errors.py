@@ -16,6 +16,10 @@ __all__ = [
     "RequestSizeError",
     "RequestTypeError",
     "TopologyError",
+    "AllocatorParameterError",
+    "PageSizeError",
+    "UnknownOptionError",
+    "UnknownAllocatorError",
 ]
 
 
@@ -42,3 +46,24 @@ class MetricNotApplicableError(TopologyError, TypeError):
 
 class NodeSetError(ParameterError):
     """A node set given to a measure is empty, has duplicates or ids outside the machine."""
+
+
+class AllocatorParameterError(ParameterError):
+    """Base class: an allocator was given a parameter value it cannot use (the message names it)."""
+
+
+class PageSizeError(AllocatorParameterError):
+    """A page size that cannot be used: a negative ``size_index`` or pages larger than the mesh."""
+
+
+class UnknownOptionError(AllocatorParameterError):
+    """An unknown choice for an allocator option (a curve, a fit rule, a page order); the message
+    names the value and the choices."""
+
+
+class UnknownAllocatorError(KeyError):
+    """No allocator is registered under this name; the message lists the known ones and suggests the
+    closest."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])

@@ -15,7 +15,8 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 
 * every grant lies inside the machine and grants are pairwise disjoint;
 * a grant's node set is exactly its region: a submesh of the granted width and height, a subcube
-  of the granted dimension, a tree partition, or (flat) the granted number of distinct nodes;
+  of the granted dimension, a tree partition, or (flat, and non-contiguous allocators on a mesh)
+  the granted number of distinct nodes;
 * ``free`` equals the machine size minus the granted nodes, and the allocator's own idea of its
   free nodes (``free_nodes()``, when it has one) is exactly the complement of the grants — so a
   released grant's nodes are free again;
@@ -62,9 +63,11 @@ __all__ = [
     "perfect_subcube",
     "buddy_subcube",
     "any_free",
+    "whole_pages",
     "gray_code_blocks",
     "tree_partitions",
     "ORACLES",
+    "NONCONTIGUOUS",
     "oracle_for",
     "AllocatorMachine",
     "allocator_machine",
@@ -106,14 +109,17 @@ def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
         w = st.integers(1, max(topo.width, topo.height) if wide else topo.width)
         h = st.integers(1, max(topo.width, topo.height) if wide else topo.height)
 
-        def fits(r: tuple[int, int]) -> bool:
+        def fits(r: Any) -> bool:
             try:
                 allocator.validate(r)
                 return True
             except RequestError:
                 return False
 
-        return st.tuples(w, h).filter(fits)
+        shapes = st.tuples(w, h)
+        if getattr(allocator, "accepts_counts", False):  # a non-contiguous allocator: counts too
+            shapes = st.one_of(shapes, st.integers(1, min(topo.size, 4)), st.integers(1, topo.size))
+        return shapes.filter(fits)
     if isinstance(topo, Hypercube):
         return st.integers(0, getattr(allocator, "max_request", topo.dim))
     cap = getattr(allocator, "max_request", topo.size)
@@ -131,9 +137,14 @@ def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.Search
         return st.one_of(bad_requests(topology), st.integers(cap + 1, topology.dim))
     junk = st.sampled_from(["4", 2.5, None, True, object()])
     if isinstance(topology, Mesh):
+        if getattr(allocator, "accepts_counts", False):  # counts are requests: only bad counts are bad
+            cap = getattr(allocator, "capacity", topology.size)
+            counts = st.one_of(st.integers(-3, 0), st.just(cap + 1))
+        else:
+            counts = st.integers(1, 4)
         return st.one_of(
             junk,
-            st.integers(1, 4),
+            counts,
             st.tuples(st.integers(-3, 0), st.integers(1, 3)),
             st.tuples(st.integers(1, 3), st.integers(-3, 0)),
             st.just((topology.width + 1, topology.height + 1)),
@@ -164,7 +175,10 @@ def check_region(allocator: Allocator, allocation: Allocation) -> None:
         f"{allocation!r}: {len(nodes)} nodes for granted request {allocation.request!r}"
     )
     place = allocation.placement
-    if isinstance(topo, Mesh):
+    if isinstance(topo, Mesh) and getattr(allocator, "recognition", "") in NONCONTIGUOUS:
+        assert isinstance(place, np.ndarray), f"{allocation!r}: a non-contiguous placement is a node-id array"
+        expected = place
+    elif isinstance(topo, Mesh):
         assert isinstance(place, Submesh), f"{allocation!r}: a mesh placement must be a Submesh"
         assert place.shape == tuple(allocation.request), f"{allocation!r}: shape differs from grant"
         assert 0 <= place.x and place.x_end <= topo.width and 0 <= place.y and place.y_end <= topo.height
@@ -177,6 +191,11 @@ def check_region(allocator: Allocator, allocation: Allocation) -> None:
     else:
         expected = np.asarray(place)
     assert np.array_equal(np.sort(expected), nodes), f"{allocation!r}: nodes are not its region"
+
+
+#: Recognition rules of the non-contiguous mesh allocators: their placements are sorted node-id
+#: arrays, not submeshes.
+NONCONTIGUOUS = ("any", "page")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,9 +268,39 @@ def _least_buddy_choice(allocator: Allocator, free: np.ndarray, k: int, allocati
 buddy_subcube.check_choice = _least_buddy_choice  # type: ignore[attr-defined]
 
 
-def any_free(allocator: Allocator, free: np.ndarray, n: int) -> bool:
-    """At least ``n`` free processors anywhere."""
+def any_free(allocator: Allocator, free: np.ndarray, n: Any) -> bool:
+    """At least ``request_size(n)`` free processors anywhere (a count on a flat machine; a count or
+    a ``(w, h)`` request for the non-contiguous mesh allocators)."""
     return int(free.sum()) >= allocator.request_size(n)
+
+
+def _free_page_positions(allocator: Allocator, free: np.ndarray) -> np.ndarray:
+    """Positions, in the allocator's page order (``allocator.pages``: node ids per page), of the
+    pages whose nodes are all free."""
+    pages = np.asarray(allocator.pages)  # type: ignore[attr-defined]
+    return np.flatnonzero(free.ravel()[pages].all(axis=1))
+
+
+def whole_pages(allocator: Allocator, free: np.ndarray, request: Any) -> bool:
+    """Enough whole free pages for ``request`` (Paging, Lo et al. 1997): ``request_size(request) /
+    page_size`` pages of ``allocator.pages`` entirely free. The pages must tile full squares of the
+    mesh and be disjoint. ``check_choice`` asserts the grant is the first free pages in page order."""
+    pages = np.asarray(allocator.pages)  # type: ignore[attr-defined]
+    assert len(np.unique(pages)) == pages.size, "pages overlap"
+    need = allocator.request_size(request) // pages.shape[1]
+    return len(_free_page_positions(allocator, free)) >= need
+
+
+def _pages_check_choice(allocator: Allocator, free: np.ndarray, request: Any, allocation: Allocation) -> None:
+    pages = np.asarray(allocator.pages)  # type: ignore[attr-defined]
+    need = allocator.request_size(request) // pages.shape[1]
+    expected = np.sort(pages[_free_page_positions(allocator, free)[:need]].ravel())
+    assert np.array_equal(expected, allocation.nodes), (
+        f"{allocation!r}: expected the first {need} free pages in page order, {expected.tolist()}"
+    )
+
+
+whole_pages.check_choice = _pages_check_choice  # type: ignore[attr-defined]
 
 
 # ---- Gray-code and DHC-tree oracles (GrayCode, DHCTree) -------------------------------------
@@ -366,6 +415,8 @@ ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
     ("perfect", Hypercube): perfect_subcube,
     ("buddy", Hypercube): buddy_subcube,
     ("any", Flat): any_free,
+    ("any", Mesh): any_free,
+    ("page", Mesh): whole_pages,
     ("gray", Hypercube): gray_code_blocks,
     ("tree", Flat): tree_partitions,
 }

@@ -726,10 +726,7 @@ def _allocators(value: Any, topo: TopologySpec, *, file: Any, key: str) -> tuple
             same = ", ".join(registry.allocator_names(topo.kind))
             raise ConfigError(f"{name} runs on a {kind} topology, not on {topo.label}; for a {topo.kind} choose "
                               f"from {same}", file=file, key=k)
-        try:
-            cls = registry.allocator_class(name)
-        except registry.AllocatorUnavailableError as exc:
-            raise ConfigError(str(exc), file=file, key=k) from None
+        cls = registry.allocator_class(name)
         params = comp.kwargs
         if params:
             allowed = [p for p in inspect.signature(cls).parameters if p != "topology"]

@@ -74,8 +74,8 @@ def compare_study(
     seed: int = 0,
     target: float | None = None,
 ) -> tuple[Study, dict[str, str]]:
-    """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (not in
-    this installation, or unable to run on the chosen topology). Explicitly named allocators that
+    """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (unable to run
+    on the chosen topology). Explicitly named allocators that
     cannot run raise :class:`ConfigError`. With ``allocators`` but no ``topologies``, each kind
     named gets its default topology. ``replications`` fixes the number of runs per point;
     otherwise they are chosen to reach ``target`` (a relative half-width, default
@@ -150,11 +150,7 @@ def _checked(fn, value, key):  # noqa: ANN001, ANN202 - small local helper
 def _cannot_run(name: str, topo: TopologySpec) -> str | None:
     """Why allocator ``name`` cannot run on ``topo``, or ``None``."""
     try:
-        cls = registry.allocator_class(name)
-    except registry.AllocatorUnavailableError as exc:
-        return str(exc)
-    try:
-        cls(topo.build())
+        registry.make_allocator(name, topo.build())
     except Exception as exc:  # the allocator's own check (e.g. Buddy2D needs a power-of-two square)
         return f"{name} cannot run on {topo.label}: {exc}"
     return None

@@ -104,7 +104,7 @@ def test_examples_load_and_use_available_allocators(path):
     assert study.description and study.plots
     for exp in study.experiments:
         for alloc in exp.allocators:
-            assert reg.allocator_available(alloc.name)
+            assert reg.canonical_allocator(alloc.name) == alloc.name
         assert exp.jobs == 50500 and exp.warmup == 500  # seed 002 §4.1
 
 
@@ -209,14 +209,17 @@ def test_snapshot_pictures(tmp_path, capsys):
     assert "runs on a mesh" in capsys.readouterr().err
 
 
-def test_list_names_every_allocator_and_marks_missing(monkeypatch, capsys):
-    monkeypatch.setattr(reg, "_ALLOCATORS", dict(reg._ALLOCATORS))
-    reg.register_allocator("Phantom", "mesh", modules=("no_such_module_here",))
+def test_list_names_every_allocator_including_a_users(monkeypatch, capsys):
+    import topoalloc
+    from topoalloc import registry as allocators
+
+    monkeypatch.setattr(allocators, "_ALLOCATORS", dict(allocators._ALLOCATORS))
+    topoalloc.register("Phantom", topoalloc.Naive, help="a user's allocator")
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for name in reg.allocator_names():
         assert name in out
-    assert "Phantom" in out and "[not in this installation]" in out.split("Phantom", 1)[1].splitlines()[0]
+    assert "a user's allocator" in out.split("Phantom", 1)[1].splitlines()[0]
     assert "RSR-<int>" in out and "MeshSides" in out
 
 

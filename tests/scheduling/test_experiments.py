@@ -279,21 +279,27 @@ def test_fairness_curves_bin_mesh_sizes_and_keep_cube_sizes():
 
 
 # -- the allocator registry and the compare default -------------------------------------------------
-def test_registry_names_aliases_and_missing(monkeypatch):
+def test_registry_names_aliases_and_allocators_that_cannot_run(monkeypatch):
+    import topoalloc
+    from topoalloc import registry as allocators
+
     assert registry.canonical_allocator("first_fit") == "FirstFit"
     assert registry.canonical_allocator("tdb") == "Buddy2D"
     with pytest.raises(registry.UnknownAllocatorError, match="known: Buddy2D"):
         registry.canonical_allocator("Nope")
-    monkeypatch.setattr(registry, "_ALLOCATORS", dict(registry._ALLOCATORS))
-    registry.register_allocator("Phantom", "cube", modules=("topoalloc_no_such_module",), help="not written yet")
-    assert "Phantom" in registry.missing_allocators("cube")
-    with pytest.raises(registry.AllocatorUnavailableError, match="topoalloc_no_such_module"):
-        registry.allocator_class("Phantom")
-    # the compare default leaves a missing allocator out and says why, instead of crashing
+    assert registry.UnknownAllocatorError is topoalloc.UnknownAllocatorError  # one registry
+    monkeypatch.setattr(allocators, "_ALLOCATORS", dict(allocators._ALLOCATORS))
+
+    def phantom(topology):
+        raise topoalloc.UnsupportedTopologyError(f"Phantom cannot manage {topology!r}")
+
+    registry.register_allocator("Phantom", "cube", factory=phantom, help="not written yet")
+    assert registry.allocator_kind("phantom") == "cube" and "Phantom" in topoalloc.names("cube")
+    # the compare default leaves an allocator that cannot run out and says why, instead of crashing
     monkeypatch.setitem(compare_defaults.COMPARE_ALLOCATORS, "cube", ("Buddy", "Phantom"))
     study, skipped = compare_study(topologies=["cube:4"], loads=[0.5], replications=2, jobs=50, warmup=5)
     assert [a.name for a in study.experiments[0].allocators] == ["Buddy"]
-    assert "Phantom" in skipped and "not available" in skipped["Phantom"]
+    assert "Phantom" in skipped and "cannot manage" in skipped["Phantom"]
     with pytest.raises(ConfigError, match="Phantom"):
         compare_study(allocators=["Phantom"])
 

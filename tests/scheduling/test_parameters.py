@@ -62,6 +62,7 @@ ZERO_OK = {
     ("simulate", "until"), ("Hypercube", "dim"), ("RSR", "t"), ("Limit", "k"), ("simulate_days", "seed"),
     ("offered_load", "rate"), ("offered_load", "mean_size"), ("offered_load", "mean_service"),
     ("Labelled", "long_after"), ("Job", "runtime"), ("episode_seeds", "seed"), ("episode_seeds", "count"),
+    ("Paging", "size_index"),  # 2^0 x 2^0 pages: single nodes
 }
 #: Policy constructor parameters for which 0 is valid (costs, fractions, floors).
 POLICY_ZERO_OK = {"overhead", "c", "load", "switch_cost", "rho_floor", "quantum", "r", "long_after"}

@@ -1,0 +1,215 @@
+"""Allocators by name: ``get("FirstFit", Mesh(32, 32), rotate=True)``.
+
+One registry for the library, the experiments and the command line (it mirrors
+:mod:`scheduling.policies`' ``get`` / ``names`` / ``register``). Every allocator of this package is
+registered with the topology *kind* it runs on (``"mesh"``, ``"cube"`` or ``"flat"``) and a
+one-line description; a user's own allocator is one :func:`register` call away. Names are matched
+ignoring case, ``-``, ``_`` and spaces (``"first-fit"`` is ``FirstFit``), and a few aliases the
+papers use are accepted (``TDB`` for the two-dimensional buddy, ``GC`` for Gray code, ``DHC``).
+An unknown name raises :class:`~topoalloc.errors.UnknownAllocatorError` (a :class:`KeyError`) that
+lists the known names and suggests the closest.
+
+>>> from topologies import Mesh
+>>> get("first-fit", Mesh(8, 8), rotate=True)
+FirstFit(Mesh(width=8, height=8), rotate=True)
+>>> canonical("TDB"), kind_of("GC"), "MBS" in names("mesh")
+('Buddy2D', 'cube', True)
+>>> get("FirstFti", Mesh(8, 8))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+topoalloc.errors.UnknownAllocatorError: unknown allocator 'FirstFti' (did you mean FirstFit?); known: ...
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from topologies import Flat, Hypercube, Mesh
+
+from .base import Allocator
+from .dhc import DHCTree
+from .errors import UnknownAllocatorError
+from .flat import FlatPool
+from .hypercube import Buddy, FreeList, GrayCode
+from .mesh import MBS, BestFit, Buddy2D, Curve, FirstFit, FrameSliding, MC1x1, Naive, Paging, Random
+
+__all__ = [
+    "KINDS",
+    "AllocatorEntry",
+    "register",
+    "unregister",
+    "get",
+    "names",
+    "describe",
+    "entry",
+    "canonical",
+    "kind_of",
+    "factory",
+]
+
+#: Topology kinds, as written in configuration files and on the command line.
+KINDS = ("mesh", "cube", "flat")
+_KIND_OF_TOPOLOGY = {Mesh: "mesh", Hypercube: "cube", Flat: "flat"}
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatorEntry:
+    """A registered allocator: its ``name``, the topology ``kind`` it runs on, the ``factory``
+    (a class or any callable ``factory(topology, **params)``) and a one-line ``help``."""
+
+    name: str
+    kind: str
+    factory: Callable[..., Allocator]
+    help: str = ""
+
+
+_ALLOCATORS: dict[str, AllocatorEntry] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_\s]", "", name).lower()
+
+
+def _infer_kind(factory: Callable[..., Any]) -> str | None:
+    cls = factory.func if isinstance(factory, functools.partial) else factory
+    for t in getattr(cls, "topology_types", ()) or ():
+        for base in getattr(t, "__mro__", ()):
+            if base in _KIND_OF_TOPOLOGY:
+                return _KIND_OF_TOPOLOGY[base]
+    return None
+
+
+def register(
+    name: str,
+    factory: Callable[..., Allocator],
+    *,
+    kind: str | None = None,
+    help: str = "",
+    aliases: tuple[str, ...] = (),
+) -> None:
+    """Register ``factory`` (an :class:`~topoalloc.Allocator` subclass or any callable
+    ``factory(topology, **params)`` returning one) under ``name``.
+
+    ``kind`` is the topology kind it runs on (``"mesh"``, ``"cube"`` or ``"flat"``); for an
+    allocator class it defaults to the kind of its ``topology_types``. Re-registering a name
+    replaces it. Allocators registered this way are seen by worker processes started with ``fork``
+    (the Linux default); with ``spawn`` or on a Dask cluster, register them in a module the workers
+    import.
+
+    >>> from topoalloc.mesh import Naive
+    >>> register("MyNaive", Naive, help="row-major free nodes, under my name")
+    >>> kind_of("my-naive")
+    'mesh'
+    >>> unregister("MyNaive")
+    """
+    if not isinstance(name, str) or not _norm(name):
+        raise ValueError(f"an allocator name must be a non-empty string, got {name!r}")
+    if not callable(factory):
+        raise TypeError(f"allocator {name!r}: the factory must be a class or a callable, got {factory!r}")
+    if kind is None:
+        kind = _infer_kind(factory)
+        if kind is None:
+            raise ValueError(f"allocator {name!r}: give kind= (one of {', '.join(KINDS)}); it cannot be inferred "
+                             f"from {factory!r}")
+    if kind not in KINDS:
+        raise ValueError(f"allocator kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    key = _norm(name)
+    _ALIASES.pop(key, None)
+    _ALLOCATORS[key] = AllocatorEntry(name, kind, factory, help)
+    for alias in aliases:
+        _ALIASES[_norm(alias)] = key
+
+
+def unregister(name: str) -> None:
+    """Remove ``name`` (and the aliases pointing to it) from the registry."""
+    key = _norm(entry(name).name)
+    del _ALLOCATORS[key]
+    for alias in [a for a, k in _ALIASES.items() if k == key]:
+        del _ALIASES[alias]
+
+
+def names(kind: str | None = None) -> list[str]:
+    """Registered allocator names (of topology ``kind`` if given), in registration order."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"allocator kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    return [e.name for e in _ALLOCATORS.values() if kind is None or e.kind == kind]
+
+
+def describe(kind: str | None = None) -> dict[str, str]:
+    """Name -> one-line description (of topology ``kind`` if given)."""
+    return {e.name: e.help for e in _ALLOCATORS.values() if kind is None or e.kind == kind}
+
+
+def entry(name: str) -> AllocatorEntry:
+    """The :class:`AllocatorEntry` registered under ``name`` (or an alias)."""
+    if not isinstance(name, str):
+        raise TypeError(f"an allocator name must be a string, got {name!r}")
+    key = _norm(name)
+    found = _ALLOCATORS.get(_ALIASES.get(key, key))
+    if found is None:
+        spelled = {k: e.name for k, e in _ALLOCATORS.items()}
+        spelled.update({a: _ALLOCATORS[k].name for a, k in _ALIASES.items() if k in _ALLOCATORS})
+        close = difflib.get_close_matches(key, list(spelled), n=1, cutoff=0.6)
+        hint = f" (did you mean {spelled[close[0]]}?)" if close else ""
+        raise UnknownAllocatorError(f"unknown allocator {name!r}{hint}; known: {', '.join(names())}")
+    return found
+
+
+def canonical(name: str) -> str:
+    """The registered spelling of ``name`` (raises :class:`~topoalloc.errors.UnknownAllocatorError`)."""
+    return entry(name).name
+
+
+def kind_of(name: str) -> str:
+    """The topology kind allocator ``name`` runs on."""
+    return entry(name).kind
+
+
+def factory(name: str) -> Callable[..., Allocator]:
+    """The class (or factory) registered under ``name``."""
+    return entry(name).factory
+
+
+def get(name: str, topology: Any, **params: Any) -> Allocator:
+    """A fresh allocator ``name`` on ``topology``, built with keyword ``params``
+    (``get("Paging", Mesh(32, 32), size_index=1)``)."""
+    return entry(name).factory(topology, **params)
+
+
+# -- the library's allocators -----------------------------------------------------------------------
+_LO = "Lo, Windisch, Liu & Nitzberg 1997"
+_CPLANT = "Leung et al. 2002"
+for _name, _factory, _help, _aliases in [
+    ("Buddy2D", Buddy2D, "two-dimensional buddy, square power-of-two blocks (Li & Cheng; seed 002 §2.1.1)",
+     ("TDB", "2DBuddy")),
+    ("FrameSliding", FrameSliding, "frame sliding (Chuang & Tzeng; seed 002 §2.1.1)", ()),
+    ("FirstFit", FirstFit, "Zhu's first fit, perfect submesh recognition (seed 002 §4.3)", ()),
+    ("BestFit", BestFit, "Zhu's best fit, perfect submesh recognition", ()),
+    ("Random", Random, f"non-contiguous: free nodes uniformly at random ({_LO})", ()),
+    ("Naive", Naive, f"non-contiguous: the first free nodes in row-major order ({_LO})", ()),
+    ("Paging", Paging, f"non-contiguous: whole 2^i x 2^i pages in a page order, size_index, order ({_LO})", ()),
+    ("MBS", MBS, f"non-contiguous: multiple buddy strategy, base-4 digits as buddy squares ({_LO})",
+     ("MultipleBuddy",)),
+    ("Curve", Curve, f"non-contiguous: free intervals along a curve, curve = hilbert|snake, fit = first|best|"
+     f"sum_of_squares ({_CPLANT})", ()),
+]:
+    register(_name, _factory, kind="mesh", help=_help, aliases=_aliases)
+for _curve in ("Hilbert", "Snake"):
+    for _fit, _label in (("first", "FirstFit"), ("best", "BestFit"), ("sum_of_squares", "SumOfSquares")):
+        register(f"{_curve}{_label}", functools.partial(Curve, curve=_curve.lower(), fit=_fit), kind="mesh",
+                 help=f"non-contiguous: Curve(curve={_curve.lower()!r}, fit={_fit!r}) ({_CPLANT})")
+register("MC1x1", MC1x1, kind="mesh", help="non-contiguous: the centre whose nearest free nodes (L-infinity "
+         "shells) are closest (Mache, Lo & Windisch 1997)")
+register("Buddy", Buddy, kind="cube", help="hypercube buddy (seed 002 §2.1.2)")
+register("GrayCode", GrayCode, kind="cube", help="Gray-code subcube allocation (Chen & Shin)", aliases=("GC",))
+register("FreeList", FreeList, kind="cube", help="free-list subcube allocation, complete recognition (Kim & Das)")
+register("DHCTree", DHCTree, kind="flat", help="distributed hierarchical control tree (Feitelson & Rudolph; "
+         "seed 004 §2.6)", aliases=("DHC",))
+register("FlatPool", FlatPool, kind="flat", help="any free processors, no topology")
+del _name, _factory, _help, _aliases, _curve, _fit, _label
