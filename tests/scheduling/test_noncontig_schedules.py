@@ -1,6 +1,6 @@
-"""Non-contiguous allocation removes external fragmentation (Lo, Windisch, Liu & Nitzberg, IEEE TPDS
-1997, §4): without communication cost, every non-contiguous allocator sustains a higher load than
-every contiguous one on the 32x32 mesh under FCFS.
+"""Non-contiguous allocators on the 32x32 mesh under FCFS, without communication cost: they all
+recognise any free processors, so they schedule alike (the paper claim that they sustain loads the
+contiguous allocators saturate at is ``lo97-fcfs-sustain`` in scheduling/reproduce/noncontig.py).
 
 Reduced size: the seed 002 mesh workload (sides uniform on 1..32, exponential service of mean 5,
 Poisson arrivals), FCFS without folding, 2,000 jobs after 200 warm-up jobs, three seeds, common
@@ -24,9 +24,9 @@ from scheduling import simulate
 from scheduling.workloads import Exponential, MeshSides, Synthetic
 from topologies import Mesh
 
-SEEDS = (1, 2, 3)
+SEEDS = (1, 2)
 LOAD = 0.55
-JOBS, WARMUP = 2000, 200
+JOBS, WARMUP = 800, 100
 MESH = Mesh(32, 32)
 NONCONTIGUOUS = [n for n in topoalloc.names("mesh") if topoalloc.get(n, MESH).recognition == "any"]
 CONTIGUOUS = [n for n in topoalloc.names("mesh") if n not in NONCONTIGUOUS]
@@ -41,7 +41,7 @@ def run(name, seed):
 
 @pytest.fixture(scope="module")
 def runs():
-    return {(name, seed): run(name, seed) for name in NONCONTIGUOUS + CONTIGUOUS for seed in SEEDS}
+    return {(name, seed): run(name, seed) for name in NONCONTIGUOUS for seed in SEEDS}
 
 
 def test_the_allocators_compared():
@@ -49,22 +49,6 @@ def test_the_allocators_compared():
     assert set(CONTIGUOUS) == {"Buddy2D", "FrameSliding", "FirstFit", "BestFit"}
 
 
-@pytest.mark.slow
-def test_every_noncontiguous_allocator_sustains_a_load_every_contiguous_one_saturates_at(runs):
-    for seed in SEEDS:
-        for name in NONCONTIGUOUS:
-            r = runs[name, seed]
-            assert r.unfinished < 0.05 * JOBS, f"{name} (seed {seed}) left {r.unfinished} jobs"
-            assert r.utilization > LOAD - 0.03, f"{name} (seed {seed}) utilization {r.utilization:.3f}"
-        for name in CONTIGUOUS:
-            r = runs[name, seed]
-            assert r.unfinished > 0.1 * JOBS, f"{name} (seed {seed}) carried load {LOAD} ({r.unfinished} left)"
-        worst_noncontiguous = max(runs[n, seed].unfinished for n in NONCONTIGUOUS)
-        best_contiguous = min(runs[n, seed].unfinished for n in CONTIGUOUS)
-        assert worst_noncontiguous < best_contiguous
-
-
-@pytest.mark.slow
 def test_without_communication_cost_every_noncontiguous_allocator_schedules_alike(runs):
     """They all recognise any free processors, so FCFS starts the same jobs at the same times: the
     job tables agree exactly (only where the jobs run differs)."""
