@@ -162,6 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", type=_tolerance, default=None, metavar="REL",
                    help=f"relative 95%% half-width of the mean turnaround to replicate each point to (default "
                         f"{d.COMPARE_TARGET.relative:g}); --replications fixes the count instead")
+    p.add_argument("--metrics", type=_csv_list, default=None, metavar="M,N",
+                   help="table columns and figures (default: mean_turnaround,utilization,effectiveness; "
+                        "e.g. mean_turnaround,mean_hops; see topoalloc list)")
+    p.add_argument("--comm", default=None, metavar="F|LOW:HIGH",
+                   help="each job's communication fraction: a number in [0, 1], or LOW:HIGH for uniform on it "
+                        "(default 0: placement does not change run times)")
+    p.add_argument("--runtime-model", default=None, metavar="MODEL",
+                   help="placement-dependent run times: dilation, hop-bytes or hop-bytes:nearest-neighbour "
+                        "(needs --comm)")
     p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
     p.add_argument("--store", metavar="FILE.sqlite", help="keep every replication in this SQLite file (resumable)")
     p.add_argument("--plots", metavar="DIR", help="also draw the figures into DIR (needs matplotlib)")
@@ -387,9 +396,11 @@ def _store_path(study: Any, given: str | None) -> str:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .experiments import compare_study
 
+    metrics, comm, model = _placement_options(args)
     study, skipped = compare_study(
         topologies=args.topology, allocators=args.allocators, policies=args.policies, loads=args.loads,
         replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0, target=args.target,
+        comm=comm, runtime_model=model,
     )
     with _open_store(args.store or ":memory:") as store:
         executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"
@@ -405,16 +416,67 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 print(f"  {name}: {reason}")
         stats = _run(study, store, args)
         print()
-        summaries = _print_table(study, store, experiment_column=False)
+        summaries = _print_table(study, store, experiment_column=False, metrics=metrics)
         notes = _store_notes(study, store, stats, args.store)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s" + (f"; {notes}" if notes else ""))
-        _write_out(summaries, args.out)
+        _write_out(summaries, args.out, metrics)
         if args.saturation:
             _saturation(study, store, args)
         if args.plots:
-            for path in _figures(store, args.plots, study="compare"):
+            specs = None
+            if args.metrics:  # one figure per metric asked for, every allocator a curve
+                from .experiments import PlotSpec
+
+                specs = [PlotSpec("utilization") if m in ("utilization", "effectiveness") else
+                         PlotSpec("load", m, logy=m in _LOG_METRICS, file=f"compare-{m}.png") for m in metrics]
+                specs = list({(s.kind, s.metric if s.kind == "load" else ""): s for s in specs}.values())
+            for path in _figures(store, args.plots, study="compare", specs=specs):
                 print(f"figure: {path}")
     return 0
+
+
+#: Metrics drawn on a log axis by ``compare --plots`` (times that grow by orders of magnitude).
+_LOG_METRICS = frozenset({"mean_turnaround", "mean_wait", "p50_turnaround", "p90_turnaround", "p99_turnaround",
+                          "mean_slowdown", "mean_bounded_slowdown"})
+
+
+def _placement_options(args: argparse.Namespace) -> tuple[tuple[str, ...], Any, Any]:
+    """``compare``'s ``--metrics``, ``--comm`` and ``--runtime-model``, checked."""
+    from .experiments import METRICS, Component
+
+    metrics = tuple(args.metrics) if args.metrics else ("mean_turnaround", "utilization", "effectiveness")
+    for m in metrics:
+        if m not in METRICS:
+            raise _Error(f"unknown metric {m!r} for --metrics; choose from {', '.join(METRICS)}")
+    comm: Any = 0.0
+    if args.comm is not None:
+        try:
+            parts = [float(x) for x in args.comm.split(":")]
+        except ValueError:
+            raise _Error(f"--comm must be a number in [0, 1] or LOW:HIGH, got {args.comm!r}") from None
+        if len(parts) > 2 or not all(0.0 <= x <= 1.0 for x in parts) or (len(parts) == 2 and parts[0] > parts[1]):
+            raise _Error(f"--comm must be a number in [0, 1] or LOW:HIGH with 0 <= LOW <= HIGH <= 1, got {args.comm!r}")
+        comm = parts[0] if len(parts) == 1 else Component.of("Uniform", low=parts[0], high=parts[1])
+    model = None
+    if args.runtime_model is not None:
+        name, _, pattern = args.runtime_model.partition(":")
+        key = name.lower().replace("_", "-")
+        if key not in ("dilation", "hop-bytes"):
+            raise _Error(f"--runtime-model must be dilation, hop-bytes or hop-bytes:PATTERN, "
+                         f"got {args.runtime_model!r}")
+        if key == "dilation" and pattern:
+            raise _Error(f"the dilation model takes no pattern, got {args.runtime_model!r}")
+        model = Component("Dilation") if key == "dilation" else \
+            (Component.of("HopBytes", pattern=pattern) if pattern else Component("HopBytes"))
+        try:
+            from .experiments.config import WorkloadSpec
+
+            WorkloadSpec(runtime_model=model).make_runtime_model()
+        except ValueError as exc:
+            raise _Error(f"--runtime-model: {exc}") from None
+        if comm == 0.0:
+            raise _Error("--runtime-model needs --comm: with no communication, placement changes no run time")
+    return metrics, comm, model
 
 
 def _open_store(path: str) -> Any:

@@ -110,7 +110,7 @@ METRICS = (
     "mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_folding_factor", "fraction_folded",
     "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround", "p90_turnaround", "p99_turnaround",
     "p90_slowdown", "mean_changes", "mean_moved", "mean_cluster_size", "cv_cluster_size", "system_efficiency",
-    "load_average", "saturated", "backlog_growth", "backlog_rise_sd",
+    "load_average", "saturated", "backlog_growth", "backlog_rise_sd", "mean_hops", "mean_components",
 )
 #: What the metrics added for seeds 000, 001 and 003 mean (the others: :func:`scheduling.metrics.summarize`).
 METRIC_NOTES = {
@@ -129,6 +129,9 @@ METRIC_NOTES = {
                  "replications, the fraction of saturated runs",
     "backlog_growth": "jobs added to the backlog per arriving job (least-squares slope; 0 when stable)",
     "backlog_rise_sd": "the backlog's fitted rise over the run in standard deviations around the fit",
+    "mean_hops": "mesh and cube: mean over jobs of the average pairwise hop distance of a job's nodes "
+                 "(topoalloc.locality.mean_hops)",
+    "mean_components": "mesh and cube: mean over jobs of the connected pieces of a job's nodes (1: contiguous)",
 }
 
 
@@ -312,6 +315,12 @@ class WorkloadSpec:
     #: formula with the mean request: every allocator gets the same job stream) or ``"granted"``
     #: (the mean of the processors the allocator grants, e.g. the 2D buddy's rounded-up squares).
     load_basis: str = "requested"
+    #: Each job's communication fraction (:attr:`Job.comm <scheduling.jobs.Job.comm>`): a number in
+    #: [0, 1], or a distribution (``{name = "Uniform", low = 0.5, high = 1.0}``).
+    comm: Component | float = 0.0
+    #: A placement-dependent run-time model (:mod:`scheduling.runtime`: ``"Dilation"`` or
+    #: ``{name = "HopBytes", pattern = "nearest-neighbour"}``); ``None``: placement costs nothing.
+    runtime_model: Component | None = None
 
     @property
     def episodes(self) -> int:
@@ -336,8 +345,12 @@ class WorkloadSpec:
         """Inverse of :meth:`to_json`."""
         if "model" in value:
             return cls(model=Component.from_json(value["model"]))
+        comm = value.get("comm", 0.0)
+        runtime = value.get("runtime_model")
         return cls(Component.from_json(value["sizes"]), Component.from_json(value["service"]),
-                   Component.from_json(value["speedup"]), load_basis=value.get("load_basis", "requested"))
+                   Component.from_json(value["speedup"]), load_basis=value.get("load_basis", "requested"),
+                   comm=Component.from_json(comm) if isinstance(comm, dict | list | str) else float(comm),
+                   runtime_model=Component.from_json(runtime) if runtime is not None else None)
 
     def resolve(self, topology: TopologySpec, allocator: str) -> WorkloadSpec:
         """This workload with ``auto`` sizes made concrete for ``topology`` and ``allocator``."""
@@ -359,7 +372,30 @@ class WorkloadSpec:
         out = {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
         if self.load_basis != "requested":  # only then, so the default keeps its job streams (seeds)
             out["load_basis"] = self.load_basis
+        if isinstance(self.comm, Component) or self.comm != 0.0:  # likewise
+            out["comm"] = self.comm.to_json() if isinstance(self.comm, Component) else self.comm
+        if self.runtime_model is not None:
+            out["runtime_model"] = self.runtime_model.to_json()
         return out
+
+    def comm_value(self) -> Any:
+        """:attr:`comm` as :class:`~scheduling.workloads.Synthetic` takes it (a number or a
+        distribution)."""
+        if isinstance(self.comm, Component):
+            return registry.make_distribution(self.comm.name, self.comm.kwargs, None)
+        return self.comm
+
+    def make_runtime_model(self) -> Any:
+        """The :mod:`scheduling.runtime` model, or ``None``."""
+        if self.runtime_model is None:
+            return None
+        from .. import runtime
+
+        models = {"dilation": runtime.Dilation, "hopbytes": runtime.HopBytes, "hop-bytes": runtime.HopBytes}
+        cls = models.get(self.runtime_model.name.lower())
+        if cls is None:
+            raise ValueError(f"unknown runtime model {self.runtime_model.name!r}; choose from Dilation, HopBytes")
+        return cls(**self.runtime_model.kwargs)
 
     def build(self, load: float | None, machine_size: int, allocator: Any = None) -> Any:
         """The workload at ``load``: the model's, else a :class:`~scheduling.workloads.Synthetic`
@@ -382,8 +418,8 @@ class WorkloadSpec:
                 raise ValueError("a load on the granted processors (load_basis = 'granted') needs the allocator")
             granted = allocator_granted_mean(sizes, allocator)
             rate = arrival_rate(load, machine_size, granted, service.mean)
-            return Synthetic(sizes, service, rate=rate, speedup=speedup)
-        return Synthetic(sizes, service, load=load, machine_size=machine_size, speedup=speedup)
+            return Synthetic(sizes, service, rate=rate, speedup=speedup, comm=self.comm_value())
+        return Synthetic(sizes, service, load=load, machine_size=machine_size, speedup=speedup, comm=self.comm_value())
 
     def offered(self, load: float | None, machine_size: int, allocator: Any) -> tuple[float, float]:
         """``(on requested, on granted)`` processors: the load this workload offers ``allocator``
@@ -642,7 +678,7 @@ _TOP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies"
              "warmup", "replications", "target", "experiments", "plots", "store", "table")
 _EXP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
              "warmup", "replications", "target")
-_WORKLOAD_KEYS = ("sizes", "service", "speedup", "model", "load_basis")
+_WORKLOAD_KEYS = ("sizes", "service", "speedup", "model", "load_basis", "comm", "runtime_model")
 _TARGET_KEYS = ("metric", "relative", "min", "max")
 _PLOT_KEYS = ("kind", "metric", "panels", "logy", "load", "file", "title")
 
@@ -813,7 +849,7 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
         raise ConfigError(f"must be a table with {', '.join(_WORKLOAD_KEYS)}, got {value!r}", file=file, key=key)
     _unknown_keys(value, _WORKLOAD_KEYS, file=file, where=key)
     if "model" in value:
-        others = [k for k in ("sizes", "service", "speedup", "load_basis") if k in value]
+        others = [k for k in ("sizes", "service", "speedup", "load_basis", "comm", "runtime_model") if k in value]
         if others:
             raise ConfigError(f"give either a model or distributions, not both (also has {', '.join(others)})",
                               file=file, key=f"{key}.model")
@@ -849,6 +885,27 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
         except (TypeError, ValueError) as exc:
             raise ConfigError(str(exc), file=file, key=k) from None
         spec = dataclasses.replace(spec, **{role: Component(name, comp.params)})
+    if "comm" in value:
+        k, comm = f"{key}.comm", value["comm"]
+        if isinstance(comm, dict | list | str):
+            try:
+                comp = Component.from_json(comm)
+                registry.make_distribution(comp.name, comp.kwargs, None)
+            except (TypeError, ValueError, KeyError) as exc:
+                raise ConfigError(f"must be a fraction in [0, 1] or a distribution: {exc}", file=file, key=k) from None
+            spec = dataclasses.replace(spec, comm=comp)
+        else:
+            if not _is_number(comm) or not 0.0 <= comm <= 1.0:
+                raise ConfigError(f"must be a fraction in [0, 1] or a distribution, got {shown(comm)}", file=file,
+                                  key=k)
+            spec = dataclasses.replace(spec, comm=float(comm))
+    if "runtime_model" in value:
+        k = f"{key}.runtime_model"
+        try:
+            spec = dataclasses.replace(spec, runtime_model=Component.from_json(value["runtime_model"]))
+            spec.make_runtime_model()
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(str(exc), file=file, key=k) from None
     return spec
 
 

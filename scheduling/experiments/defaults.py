@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 from . import registry
 from .config import (
@@ -73,6 +74,8 @@ def compare_study(
     warmup: int | None = None,
     seed: int = 0,
     target: float | None = None,
+    comm: Any = 0.0,
+    runtime_model: Any = None,
 ) -> tuple[Study, dict[str, str]]:
     """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (unable to run
     on the chosen topology). Explicitly named allocators that
@@ -80,7 +83,10 @@ def compare_study(
     named gets its default topology. ``replications`` fixes the number of runs per point;
     otherwise they are chosen to reach ``target`` (a relative half-width, default
     :data:`COMPARE_TARGET`'s 5%). Without an explicit ``warmup``, a run of ``jobs`` completions
-    discards the first tenth (at most :data:`COMPARE_WARMUP`)."""
+    discards the first tenth (at most :data:`COMPARE_WARMUP`). ``comm`` (a fraction, or a
+    :class:`Component` distribution) and ``runtime_model`` (a :class:`Component` naming a
+    :mod:`scheduling.runtime` model) make run times depend on placement (see
+    :class:`WorkloadSpec`)."""
     skipped: dict[str, str] = {}
     pols = tuple(_checked(canonical_policy, p, "--policies") for p in (policies or COMPARE_POLICIES))
     topos = [_checked(TopologySpec.parse, t, "--topology") for t in topologies] if topologies else None
@@ -115,7 +121,8 @@ def compare_study(
             if target is not None else COMPARE_TARGET
         exp = Experiment(
             name=f"compare/{topo.label}", topology=topo, allocators=tuple(usable), policies=pols,
-            loads=tuple(float(x) for x in (loads or COMPARE_LOADS[topo.kind])), workload=compare_workload(topo),
+            loads=tuple(float(x) for x in (loads or COMPARE_LOADS[topo.kind])),
+            workload=dataclasses.replace(compare_workload(topo), comm=comm, runtime_model=runtime_model),
             jobs=n_jobs, warmup=min(COMPARE_WARMUP, n_jobs // 10) if warmup is None else warmup,
             replications=replications or COMPARE_TARGET.min_runs, target=rule, seed=seed,
             description=f"{', '.join(a.name for a in usable)} on {topo.label} under FCFS with {', '.join(pols)}",

@@ -38,6 +38,7 @@ METRIC_LABELS = {
     "cv_cluster_size": "CV of cluster size", "system_efficiency": "system efficiency",
     "load_average": "load average", "saturated": "fraction of runs saturated",
     "backlog_growth": "backlog growth per arrival", "backlog_rise_sd": "backlog rise (sd)",
+    "mean_hops": "mean pairwise hops per job", "mean_components": "pieces per job",
 }
 #: Metrics shown with three decimals (fractions).
 _FRACTIONS = ("utilization", "effectiveness", "fraction_folded", "system_efficiency", "load_average",

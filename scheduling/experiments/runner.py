@@ -209,7 +209,10 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
                 if spec.finite:  # keep the jobs: the model's metrics need their speedups
                     workload = list(workload.jobs(seed))
                     by_id = {j.id: j for j in workload}
-            result = simulate(allocator, policy, workload, jobs=cfg["jobs"], warmup=cfg["warmup"], seed=seed)
+            placed = topo.kind in ("mesh", "cube")  # where jobs land: mean_hops, mean_components
+            result = simulate(allocator, policy, workload, jobs=cfg["jobs"], warmup=cfg["warmup"], seed=seed,
+                              record_placement=placed,
+                              runtime_model=spec.make_runtime_model() if spec is not None else None)
             tracker = getattr(policy, "useful_work", None)
             if useful is not None and callable(tracker) and result.duration > 0:
                 useful += tracker(*result.window)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -268,3 +269,32 @@ def test_run_then_a_longer_run_shows_and_draws_only_the_longer_one(tmp_path, cap
     assert len(summaries) == 2 and {s.n for s in summaries} == {3}
     rows = ResultStore(store).rows(point_ids=[s.point_id for s in summaries])
     assert {r["jobs"] for r in rows} == {600}
+
+
+def test_compare_reports_and_draws_placement_metrics(tmp_path, capsys):
+    import csv
+
+    pytest.importorskip("matplotlib")
+    figs, table = tmp_path / "figs", tmp_path / "t.csv"
+    assert main(["compare", "--allocators", "FirstFit,Random", "--loads", "0.2", "--jobs", "300",
+                 "--replications", "3", "--comm", "0.5:1", "--runtime-model", "dilation", "--out", str(table),
+                 "--metrics", "mean_turnaround,mean_hops", "--plots", str(figs), "--no-progress",
+                 "--workers", "1"]) == 0
+    assert "mean pairwise hops per job" in capsys.readouterr().out
+    rows = list(csv.DictReader(table.open()))
+    hops = {r["allocator"]: float(r["mean_hops_mean"]) for r in rows if r["policy"] == "RSR-0"}
+    assert hops["Random"] > hops["FirstFit"] > 0  # Random scatters its nodes
+    assert (figs / "compare-mean_hops.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("flags,match", [
+    (["--metrics", "nope"], "unknown metric 'nope'"),
+    (["--comm", "1.5"], "--comm must be a number in \\[0, 1\\]"),
+    (["--comm", "0.9:0.1"], "LOW <= HIGH"),
+    (["--runtime-model", "dilation"], "--runtime-model needs --comm"),
+    (["--comm", "0.5", "--runtime-model", "teleport"], "--runtime-model must be"),
+    (["--comm", "0.5", "--runtime-model", "hop-bytes:ring"], "unknown communication pattern 'ring'"),
+])
+def test_compare_refuses_bad_placement_options(flags, match, capsys):
+    assert main(["compare", "--allocators", "FirstFit", "--jobs", "100", *flags]) == 2
+    assert re.search(match, capsys.readouterr().err)
