@@ -36,8 +36,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .jobs import Job
 
 __all__ = ["RuntimeModel", "Dilation", "HopBytes", "PATTERNS"]
@@ -65,7 +63,7 @@ class _RatioModel(RuntimeModel):
     def __init__(self) -> None:
         self._compact: dict[tuple[Any, int], float] = {}
 
-    def _measure(self, topology: Any, nodes: np.ndarray) -> float:
+    def _measure(self, topology: Any, allocation: Any) -> float:
         raise NotImplementedError
 
     def _compact_measure(self, topology: Any, n: int) -> float:
@@ -84,7 +82,7 @@ class _RatioModel(RuntimeModel):
         base = self._compact.get(key)
         if base is None:
             base = self._compact[key] = self._compact_measure(topology, n)
-        return self._measure(topology, nodes) / base if base > 0 else 1.0
+        return self._measure(topology, allocation) / base if base > 0 else 1.0
 
     def factor(self, job: Job, allocation: Any, topology: Any) -> float:
         f = job.comm
@@ -112,10 +110,10 @@ class Dilation(_RatioModel):
 
     name = "dilation"
 
-    def _measure(self, topology: Any, nodes: np.ndarray) -> float:
-        from topoalloc.locality import mean_hops
+    def _measure(self, topology: Any, allocation: Any) -> float:
+        from topoalloc.locality import allocation_mean_hops
 
-        return mean_hops(topology, nodes)
+        return allocation_mean_hops(topology, allocation)  # O(1) for a submesh or subcube
 
     def _compact_measure(self, topology: Any, n: int) -> float:
         from topoalloc.locality import compact_mean_hops
@@ -144,10 +142,10 @@ class HopBytes(_RatioModel):
         self.pattern = pattern
         self.exponent = float(exponent)
 
-    def _measure(self, topology: Any, nodes: np.ndarray) -> float:
+    def _measure(self, topology: Any, allocation: Any) -> float:
         from topoalloc.locality import pattern_hops
 
-        return pattern_hops(topology, nodes, self.pattern)
+        return pattern_hops(topology, allocation.nodes, self.pattern)
 
     def _compact_measure(self, topology: Any, n: int) -> float:
         from topoalloc.locality import compact_nodes, pattern_hops
