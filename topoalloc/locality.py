@@ -50,6 +50,7 @@ the lowest differing bit first; Dally & Seitz 1987, Sullivan & Bashkow 1977):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -406,67 +407,109 @@ def pattern_hops(topology: Mesh | Hypercube, nodes: Any, pattern: str = "all-to-
 
 
 # -- the machine's free space ------------------------------------------------------------------
-def largest_free_submesh(topology: Mesh, free: Any) -> tuple[int, int]:
-    """``(width, height)`` of a largest-area all-free submesh (``(0, 0)`` when nothing is free).
+def largest_free_submesh(topology: Mesh, free: Any) -> Submesh | None:
+    """A largest-area all-free submesh (``None`` when nothing is free): the biggest contiguous job
+    that could start now. ``free`` is a boolean mask over the nodes (flat or ``(height, width)``).
 
-    ``free`` is a boolean mask over the nodes (flat or ``(height, width)``). The heights of the
-    free columns ending at each row, then for every row and every left edge the running minimum
-    of the heights to the right: O(H W^2) vectorised work, in row chunks of bounded memory (about
-    0.1 ms on 32 x 32).
+    The histogram method for the maximal empty rectangle in its dynamic-programming form, all in
+    cumulative scans: per free cell, ``tall`` (free cells ending there in its column) and ``left`` /
+    ``right`` (how far *all* those rows are free either side); along a column, ``left`` is the
+    running maximum of each row's first free column since the last blocked cell (``right`` a running
+    minimum), a segmented scan whose restart at blocked cells is an offset growing with the blocked
+    cells passed. Every maximal rectangle shows at a cell of its last row whose column run has its
+    height. O(W H), about twenty numpy passes and no Python loop over cells (about 60 us on 32 x 32).
+    Among rectangles of the largest area, the one whose last row is lowest, then the leftmost, then
+    the flattest.
+
+    >>> import numpy as np
+    >>> free = np.ones((4, 6), dtype=bool); free[1, 2] = False; free[3, :] = False
+    >>> largest_free_submesh(Mesh(6, 4), free)
+    Submesh(x=3, y=0, width=3, height=3)
     """
     _need(topology, "largest_free_submesh", (Mesh,))
-    W, H = topology.width, topology.height
-    f = _mask(topology, free).reshape(H, W)
-    if not f.any():
-        return (0, 0)
-    cs = np.cumsum(f, axis=0, dtype=np.int64)
-    heights = cs - np.maximum.accumulate(np.where(f, 0, cs), axis=0)
-    # A[y, x1, k] = heights[y, x1 + k] (0 past the edge); min over k' <= k is the height of the
-    # widest rectangle of width k + 1 based at x1 with its top at row y
-    padded = np.concatenate([heights, np.zeros((H, W), np.int64)], axis=1)
-    idx = np.arange(W)[:, None] + np.arange(W)[None, :]
-    widths = np.arange(1, W + 1)
-    best, shape = 0, (0, 0)
-    chunk = max(1, (1 << 22) // (W * W))
-    for y0 in range(0, H, chunk):
-        runs = np.minimum.accumulate(padded[y0:y0 + chunk][:, idx], axis=2)
-        area = runs * widths
-        i = int(area.argmax())
-        if area.flat[i] > best:
-            best = int(area.flat[i])
-            k = i % W
-            shape = (k + 1, int(runs.flat[i]))
-    return shape
+    height, width = topology.height, topology.width
+    mask = _mask(topology, free).reshape(height, width)
+    if not mask.any():
+        return None
+    dt = np.int32 if (width + 1) * (height + 1) < 2**31 else np.int64
+    blocked = ~mask
+    cols = np.arange(width, dtype=dt)
+    # along each row: the first free column of each cell's run, and one past its end
+    first = np.maximum.accumulate(np.where(blocked, cols, dt(-1)), axis=1) + 1
+    stop = np.minimum.accumulate(np.where(blocked, cols, dt(width))[:, ::-1], axis=1)[:, ::-1]
+    # along each column, on the transposes (contiguous scans); a later segment dominates earlier ones
+    bt = np.ascontiguousarray(blocked.T)
+    seg = np.cumsum(bt, axis=1, dtype=dt) * dt(width + 1)
+    left = np.maximum.accumulate(np.where(bt, dt(0), first.T) + seg, axis=1) - seg
+    right = np.minimum.accumulate(np.where(bt, dt(width), stop.T) - seg, axis=1) + seg
+    rows = np.arange(height, dtype=dt)
+    tall = rows - np.maximum.accumulate(np.where(bt, rows, dt(-1)), axis=1)
+    area = np.where(bt, dt(0), (right - left) * tall)  # indexed [x, y]
+    cand = np.flatnonzero(area == area.max())
+    key = ((cand % height) * (width + 1) + left.ravel()[cand]) * (height + 1) + tall.ravel()[cand]
+    best = int(cand[np.argmin(key)])
+    y, h, x = best % height, int(tall.flat[best]), int(left.flat[best])
+    return Submesh(x, y - h + 1, int(right.flat[best]) - x, h)
 
 
-def largest_free_subcube(topology: Hypercube, free: Any) -> int:
-    """The largest ``k`` such that some ``k``-subcube (any mask of free dimensions, not only the
-    buddy ones) is all free; ``-1`` when nothing is free.
+def _bits_to_int(mask: np.ndarray) -> int:
+    """A boolean array as a Python integer, element ``i`` at bit ``i``."""
+    return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
 
-    Dynamic programming over dimension sets: ``g_{S+d}[v] = g_S[v] and g_S[v xor 2^d]`` says the
-    ``S + d`` coset of ``v`` is free; level ``k`` extends only the sets of level ``k - 1`` that
-    still have a free coset. At most ``C(dim, k)`` sets per level, each O(P) vectorised.
+
+@functools.lru_cache(maxsize=32)
+def _clear_bit_masks(dim: int) -> tuple[int, ...]:
+    """Per dimension ``d``: the ``2^dim``-bit integer whose bit ``a`` is set iff bit ``d`` of ``a`` is 0."""
+    a = np.arange(1 << dim, dtype=np.int64)
+    return tuple(_bits_to_int((a & (1 << d)) == 0) for d in range(dim))
+
+
+def largest_free_subcube(topology: Hypercube, free: Any) -> Subcube | None:
+    """A largest all-free subcube, any mask of free dimensions, not only buddy ones (``None`` when
+    nothing is free): the biggest cube job that could start now, the question Kim, Das & Lin's free
+    list answers for allocation (IEEE TPDS 1991), asked of the whole free set.
+
+    Dynamic programming over sets ``S`` of free dimensions on ``2^dim``-bit integers: ``f(S)`` has
+    bit ``a`` set iff ``a`` has no bit in ``S`` and the subcube ``a + span(S)`` is all free;
+    ``f(S + d) = f(S) & (f(S) >> 2^d) & [bit d of a clear]``. Depth first over ``S`` in increasing
+    dimension order (each set once), pruned: each added dimension at least halves ``f``'s population,
+    so at most ``floor(log2 popcount f(S))`` more fit, and the search stops at ``floor(log2(free))``.
+    Worst case O(2^dim) sets of O(2^dim / 64) word operations; about 10 us on a full 10-cube, tens of
+    us on fragmented ones. Among the largest, the first found: lowest mask in search order, then base.
+
+    >>> largest_free_subcube(Hypercube(3), [1, 0, 1, 0, 1, 0, 1, 0]).pattern(3)
+    '**0'
     """
     _need(topology, "largest_free_subcube", (Hypercube,))
-    f = _mask(topology, free)
-    if not f.any():
-        return -1
-    ids = np.arange(topology.size)
-    level: dict[int, np.ndarray] = {0: f}
-    k = 0
-    while level and k < topology.dim:
-        nxt: dict[int, np.ndarray] = {}
-        for S, g in level.items():
-            top = S.bit_length()  # extend by higher dimensions only: each set built once
-            for d in range(top, topology.dim):
-                h = g & g[ids ^ (1 << d)]
-                if h.any():
-                    nxt[S | (1 << d)] = h
-        if not nxt:
-            break
-        level = nxt
-        k += 1
-    return k
+    g0 = _bits_to_int(_mask(topology, free))
+    if g0 == 0:
+        return None
+    dim = topology.dim
+    target = g0.bit_count().bit_length() - 1  # no cube larger than floor(log2(free count))
+    best = [0, (g0 & -g0).bit_length() - 1, 0]  # k, base, mask
+    if target == 0:
+        return Subcube(best[1], 0)
+    clear = _clear_bit_masks(dim)
+
+    def grow(g: int, k: int, dims: int, start: int) -> bool:
+        for d in range(start, dim):
+            if k + dim - d <= best[0]:  # every remaining dimension cannot beat the best
+                return False
+            g2 = g & (g >> (1 << d)) & clear[d]
+            if not g2:
+                continue
+            k2 = k + 1
+            if k2 > best[0]:
+                best[:] = [k2, (g2 & -g2).bit_length() - 1, dims | (1 << d)]
+                if k2 == target:
+                    return True
+            cap = min(g2.bit_count().bit_length() - 1, dim - d - 1)
+            if k2 + cap > best[0] and grow(g2, k2, dims | (1 << d), d + 1):
+                return True
+        return False
+
+    grow(g0, 0, 0, 0)
+    return Subcube(best[1], best[2])
 
 
 def free_fragments(topology: Mesh | Hypercube, free: Any) -> int:
@@ -480,9 +523,9 @@ def free_fragments(topology: Mesh | Hypercube, free: Any) -> int:
 
 
 def fragmentation(allocator: Any) -> dict[str, Any]:
-    """The free space of an allocator's machine: ``free``, ``fragments`` and the largest free
-    submesh (``largest_free`` as ``(width, height)``, area ``largest_free_size``) or subcube
-    (dimension, and ``2^dim`` nodes)."""
+    """The free space of an allocator's machine: ``free``, ``fragments``, and the largest free
+    submesh or subcube (``largest_free``, a :class:`~topologies.Submesh` or
+    :class:`~topologies.Subcube`, ``None`` when nothing is free; ``largest_free_size`` its nodes)."""
     topology = allocator.topology
     _need(topology, "fragmentation")
     free = np.zeros(topology.size, dtype=bool)
@@ -493,14 +536,10 @@ def fragmentation(allocator: Any) -> dict[str, Any]:
             free[a.nodes] = False
     else:
         free[nodes] = True
-    if isinstance(topology, Mesh):
-        w, h = largest_free_submesh(topology, free)
-        largest, size = (w, h), w * h
-    else:
-        k = largest_free_subcube(topology, free)
-        largest, size = k, (1 << k) if k >= 0 else 0
+    largest = largest_free_submesh(topology, free) if isinstance(topology, Mesh) else \
+        largest_free_subcube(topology, free)
     return {"free": int(free.sum()), "fragments": free_fragments(topology, free), "largest_free": largest,
-            "largest_free_size": size}
+            "largest_free_size": largest.size if largest is not None else 0}
 
 
 # -- links and contention ---------------------------------------------------------------------
