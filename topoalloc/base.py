@@ -7,6 +7,7 @@ places requests on it. Policies see only this surface: ``allocate``, ``release``
 
 from __future__ import annotations
 
+import copy
 import itertools
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
@@ -190,6 +191,58 @@ class Allocator(ABC):
         """Release every live grant."""
         for alloc in list(self._live.values()):
             self.release(alloc)
+
+    def clone(self) -> Allocator:
+        """An independent copy with the same free state and the same live grants, for what-if
+        questions ("where would this request go once these jobs have ended?").
+
+        The clone knows the original's grants: releasing a live :class:`Allocation` of the
+        original on the clone works (and changes only the clone). Grants the clone makes carry the
+        original's owner token and continue its id sequence, so they must never be released on the
+        original (nor the original's later grants on the clone). From the same state, the clone
+        and the original make the same placements for the same operations.
+
+        This generic default is a :func:`copy.deepcopy` that shares the topology and the
+        (immutable) allocations and re-creates ``numpy`` attributes that are views into another
+        attribute as views into the copy (a plain deep copy would give the view its own memory):
+        correct for any subclass whose state is ordinary Python and ``numpy`` objects. O(size of
+        the allocator's state). Allocators override it with a direct copy of their free state
+        (the library's own do, only for their exact class, so a subclass with extra state falls
+        back to this default).
+
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(3)); a = b.allocate(2)
+        >>> twin = b.clone(); twin.release(a); twin.free, b.free
+        (8, 4)
+        """
+        live = self._live
+        memo: dict[int, Any] = {id(a): a for a in live.values()}
+        memo[id(self.topology)] = self.topology
+        twin = copy.deepcopy(self, memo)
+        for name, value in getattr(self, "__dict__", {}).items():
+            if not isinstance(value, np.ndarray) or value.base is None:
+                continue
+            base = value.base
+            while base is not None and id(base) not in memo:
+                base = getattr(base, "base", None)
+            if base is None or not isinstance(base, np.ndarray) or not base.flags.c_contiguous:
+                continue
+            twin_base = memo[id(base)]
+            offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            view = np.ndarray(value.shape, value.dtype, buffer=twin_base, offset=offset, strides=value.strides)
+            view.flags.writeable = value.flags.writeable
+            object.__setattr__(twin, name, view)
+        return twin
+
+    def _shallow_clone(self) -> Allocator:
+        """For fast :meth:`clone` overrides: a new instance sharing every attribute of this one
+        except the live-grant table, which is copied. The override then copies its mutable free
+        state itself."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin._live = dict(self._live)
+        return twin
 
     # -- for subclasses -----------------------------------------------------------------------
     @abstractmethod

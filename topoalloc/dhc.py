@@ -142,6 +142,14 @@ class TreeWeights:
         """Count ``count`` fewer jobs at ``node``."""
         self.add(node, -count)
 
+    def copy(self) -> TreeWeights:
+        """An independent copy of the counts. O(P)."""
+        twin = object.__new__(TreeWeights)
+        twin.size = self.size
+        twin.heights = self.heights
+        twin._w = [w[:] for w in self._w]
+        return twin
+
 
 class DHCTree(Allocator):
     """Partitions of Feitelson & Rudolph's distributed hierarchical control, as used by seed 004
@@ -317,6 +325,18 @@ class DHCTree(Allocator):
         self._update(t, i >> 1)
         self.weights.remove(node)
         return node.size
+
+    def clone(self) -> DHCTree:
+        """A copy of the free-partition summary, the weights and the live grants
+        (:meth:`Allocator.clone`). Shared weights are copied too: what the clone allocates must
+        not count in the other slots' trees. O(P)."""
+        if type(self) is not DHCTree:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._avail = [a[:] for a in self._avail]
+        twin._taken = [t[:] for t in self._taken]
+        twin.weights = self.weights.copy()
+        return twin
 
     # -- views --------------------------------------------------------------------------------
     def free_nodes(self) -> np.ndarray:

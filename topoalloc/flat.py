@@ -50,6 +50,14 @@ class FlatPool(Allocator):
         self._is_free[ids] = True
         return len(ids)
 
+    def clone(self) -> FlatPool:
+        """A copy of the free mask and the live grants (:meth:`Allocator.clone`). O(P)."""
+        if type(self) is not FlatPool:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._is_free = self._is_free.copy()
+        return twin
+
     def free_nodes(self) -> np.ndarray:
         """Ids of the free processors, ascending."""
         return np.flatnonzero(self._is_free)

@@ -22,7 +22,11 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 * ``allocate`` returns ``None`` only when the oracle, a brute-force search of the occupancy before
   the call, finds no placement the algorithm promises to recognise;
 * ``fold`` returns ``None`` or a valid, strictly smaller request;
-* bad input raises the documented exceptions.
+* bad input raises the documented exceptions;
+* ``clone()`` (the allocator's own, usually a fast override) and the generic
+  :meth:`Allocator.clone <topoalloc.Allocator.clone>` give copies that, run through the same random
+  operations as the original, make exactly the same grants and end in the same state, and
+  operations on a clone leave the original untouched.
 
 Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
 ``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
@@ -386,6 +390,17 @@ def oracle_for(allocator: Allocator) -> Callable[..., bool] | None:
 
 # ---------------------------------------------------------------------------------------------
 # the state machine
+def _observable(allocator: Allocator) -> tuple:
+    """What an allocator's surface shows of its state: free count, occupancy, live grants, and its
+    own free nodes (when it has ``free_nodes``)."""
+    own = getattr(allocator, "free_nodes", None)
+    return (
+        allocator.free,
+        np.asarray(allocator.occupancy).tobytes(),
+        tuple(a.id for a in allocator.allocations),
+        np.sort(np.asarray(own())).tobytes() if own is not None else None,
+    )
+
 class AllocatorMachine(RuleBasedStateMachine):
     """Random allocate / release / fold sequences against one allocator, invariants after each step.
 
@@ -479,6 +494,49 @@ class AllocatorMachine(RuleBasedStateMachine):
         except RequestError:
             return
         raise AssertionError(f"allocate({bad!r}) did not raise a RequestError")
+
+    @rule(data=st.data())
+    def clone_behaves_identically(self, data: st.DataObject) -> None:
+        a = self.allocator
+        state = _observable(a)
+        fast, generic, solo = a.clone(), Allocator.clone(a), a.clone()
+        assert type(fast) is type(a) and type(generic) is type(a)
+        for twin in (fast, generic, solo):
+            assert _observable(twin) == state, "a clone differs from the original"
+        # operations on one clone reach neither the original nor the other clones
+        live = list(self.live.values())
+        for req in data.draw(st.lists(requests(solo), max_size=4), label="clone-only requests"):
+            solo.allocate(req)
+        for alloc in live[: data.draw(st.integers(0, len(live)), label="clone-only releases")]:
+            solo.release(alloc)
+        for other in (a, fast, generic):
+            assert _observable(other) == state, "operations on a clone changed another copy"
+        # the same operations on the original and both clones: the same grants, the same state
+        ops = data.draw(
+            st.lists(st.one_of(st.tuples(st.just("allocate"), requests(a)),
+                               st.tuples(st.just("release"), st.integers(0, 1 << 16))), max_size=8),
+            label="operations on original and clones",
+        )
+        for kind, arg in ops:
+            if kind == "allocate":
+                got = [x.allocate(arg) for x in (a, fast, generic)]
+                if got[0] is None:
+                    assert got[1] is None and got[2] is None, f"allocate({arg!r}): a clone placed it, the original not"
+                    continue
+                for g in got[1:]:
+                    assert g is not None and g.id == got[0].id and g.request == got[0].request, (
+                        f"allocate({arg!r}): {g!r} on a clone, {got[0]!r} on the original"
+                    )
+                    assert np.array_equal(g.nodes, got[0].nodes), f"allocate({arg!r}): clones placed it elsewhere"
+                check_region(a, got[0])
+                self.live[got[0].id] = got[0]
+            elif self.live:
+                alloc = self.live.pop(sorted(self.live)[arg % len(self.live)])
+                for x in (a, fast, generic):
+                    x.release(alloc)
+                self.released.append(alloc)
+            state = _observable(a)
+            assert _observable(fast) == state and _observable(generic) == state, f"after {kind} {arg!r}"
 
     @rule(data=st.data())
     def fold(self, data: st.DataObject) -> None:

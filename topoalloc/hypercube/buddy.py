@@ -154,6 +154,17 @@ class Buddy(CubeAllocator):
         self._add(addr, order)
         return 1 << k
 
+    def clone(self) -> Buddy:
+        """A copy of the free lists and the live grants (:meth:`Allocator.clone`). O(n + B) for
+        ``B`` free blocks."""
+        if type(self) is not Buddy:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._sets = [set(s) for s in self._sets]
+        twin._heaps = [h[:] for h in self._heaps]
+        twin._tops = self._tops[:]
+        return twin
+
     def free_nodes(self) -> np.ndarray:
         """Node ids covered by the free lists (for invariant checks), ascending."""
         parts = [c.node_ids() for c in self.free_blocks()]

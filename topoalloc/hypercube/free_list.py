@@ -250,6 +250,19 @@ class FreeList(CubeAllocator):
                 self._add(b, m)
         return cb, cm
 
+    def clone(self) -> FreeList:
+        """A copy of the store of maximal free cubes and the live grants (:meth:`Allocator.clone`).
+        O(slots)."""
+        if type(self) is not FreeList:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._base = self._base.copy()
+        twin._mask = self._mask.copy()
+        twin._dim = self._dim.copy()
+        twin._slot = dict(self._slot)
+        twin._holes = self._holes[:]
+        return twin
+
     # -- views --------------------------------------------------------------------------------
     def free_cubes(self) -> list[Subcube]:
         """The maximal free subcubes (the free list), by dimension descending, then base, mask."""

@@ -198,6 +198,16 @@ class GrayCode(CubeAllocator):
         self._mark(nodes, True)
         return len(nodes)
 
+    def clone(self) -> GrayCode:
+        """A copy of the free flags (one array per code) and the live grants
+        (:meth:`Allocator.clone`); the codes themselves are shared (read-only). O(C 2^n)."""
+        if type(self) is not GrayCode:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._gfree = [f.copy() for f in self._gfree]
+        twin._is_free = self._is_free.copy()
+        return twin
+
     def free_nodes(self) -> np.ndarray:
         """Ids of the nodes the allocator's own flags hold free, ascending."""
         return np.flatnonzero(self._is_free)

@@ -55,6 +55,11 @@ class BestFit(ZhuAllocator):
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
         super().__init__(topology, rotate)
 
+    def clone(self) -> BestFit:
+        """A copy of the busy store, the free mask and the live grants (:meth:`Allocator.clone`).
+        O(MN)."""
+        return self._zhu_clone() if type(self) is BestFit else super().clone()
+
     def score(self, x: int, y: int, w: int, h: int) -> int:
         """Busy or off-mesh positions among the ``2 (w + h)`` edge neighbours of the ``w x h``
         submesh based at ``(x, y)`` (which must lie inside the mesh), in the current state, whether

@@ -121,6 +121,17 @@ class Buddy2D(MeshAllocator):
         parts = [b.node_ids(self.width) for b in self.free_blocks()]
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
+    def clone(self) -> Buddy2D:
+        """A copy of the busy array, the free lists and the live grants (:meth:`Allocator.clone`).
+        O(MN + B) for ``B`` free blocks."""
+        if type(self) is not Buddy2D:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin.busy = self.busy.copy()
+        twin._sets = [set(s) for s in self._sets]
+        twin._heaps = [h[:] for h in self._heaps]
+        return twin
+
     # -- free lists ---------------------------------------------------------------------------
     def _push(self, order: int, a: int) -> None:
         self._sets[order].add(a)

@@ -38,6 +38,11 @@ class FirstFit(ZhuAllocator):
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
         super().__init__(topology, rotate)
 
+    def clone(self) -> FirstFit:
+        """A copy of the busy store, the free mask and the live grants (:meth:`Allocator.clone`).
+        O(MN)."""
+        return self._zhu_clone() if type(self) is FirstFit else super().clone()
+
     def _place(self, request: tuple[int, int]):
         bits = self._free_bits()
         for w, h in self._orientations(request):

@@ -42,6 +42,14 @@ class FrameSliding(MeshAllocator):
     def __init__(self, topology: Mesh) -> None:
         super().__init__(topology)
 
+    def clone(self) -> FrameSliding:
+        """A copy of the busy array and the live grants (:meth:`Allocator.clone`). O(MN)."""
+        if type(self) is not FrameSliding:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin.busy = self.busy.copy()
+        return twin
+
     def _place(self, request: tuple[int, int]):
         w, h = request
         nx, ny = self.width // w, self.height // h
