@@ -1,5 +1,6 @@
 """EASY and Conservative backfilling: exact schedules against independent references on a flat
-machine, and the reservation guarantees on flat, cube and mesh allocators."""
+machine (synthetic streams and real traces, with estimates that are and are not upper bounds), and
+the reservation guarantees on flat, cube, mesh and tree allocators."""
 
 from __future__ import annotations
 
@@ -36,12 +37,18 @@ def synthetic(n: int, P: int, seed: int, *, load: float = 0.9, over: float = 3.0
     return jobs
 
 
-def lublin(limit: int) -> list[Job]:
+def trace(name: str, limit: int | None = None, machine_size: int | None = None) -> list[Job]:
+    """The first ``limit`` jobs of a shared SWF trace (estimates: the requested times, where the
+    trace has them); the test is skipped when the trace is absent (see ``TOPOALLOC_TRACES``)."""
     try:
-        path = trace_path("lublin_256")
+        path = trace_path(name)
     except TraceNotFoundError as exc:
-        pytest.skip(f"lublin_256 trace not available: {exc}")
-    return load_swf(path, limit=limit).jobs()
+        pytest.skip(f"trace {name} not available: {exc}")
+    return load_swf(path, limit=limit, machine_size=machine_size).jobs()
+
+
+def lublin(limit: int | None = None) -> list[Job]:
+    return trace("lublin_256", limit)
 
 
 # -- independent references (flat machine) ------------------------------------------------------------
@@ -49,9 +56,14 @@ def reference(jobs: list[Job], P: int, easy: bool) -> list[tuple[int, float, flo
     """FCFS, or EASY by Mu'alem & Feitelson's shadow time and extra processors, written from scratch.
 
     Every event of an instant is applied first (completions free their processors, arrivals join
-    the queue in arrival order), then one scheduling pass. A running job is expected to end at
-    start + estimate, or now if that has passed. A zero-length job started now ends in a second
-    pass at the same instant."""
+    the queue in arrival order), then one scheduling pass: the strict FCFS part (the head starts
+    while it fits), then, if the head waits, its shadow time (the first expected end after which
+    enough processors are free) and extra processors (free then beyond the head's need), and the
+    jobs behind it in queue order: each that fits now starts if it ends (by its estimate) by the
+    shadow time or needs no more than the extra processors (which it then uses up). A running job
+    is expected to end at start + estimate, or now if that has passed (jobs run past their
+    estimate, they are not killed). A zero-length job started now ends in a second pass at the
+    same instant."""
     events: list = []
     seq = itertools.count()
     for j in jobs:
@@ -105,6 +117,115 @@ def reference(jobs: list[Job], P: int, easy: bool) -> list[tuple[int, float, flo
     return [(j.id, *out[j.id]) for j in jobs]
 
 
+def conservative_reference(jobs: list[Job], P: int) -> list[tuple[int, float, float]]:
+    """Conservative backfilling (Mu'alem & Feitelson 2001) on a profile of free processors,
+    written from scratch.
+
+    A reservation is a start time. The profile at a time u >= now is P minus the processors of the
+    running jobs still expected to run at u (until start + estimate; a job past its estimate is
+    expected to end now) minus those of the other queued jobs whose reservation interval
+    [start, start + estimate) holds u. A job is reserved at the earliest u >= now (now or a step of
+    the profile) from which the profile has its processors at u and over its whole estimate.
+
+    The policy decides at arrivals, at ends and at the earliest reservation start, after every
+    event of the instant:
+
+    1. if a running job is past its estimate, or a job could not start at its reservation (a job
+       past its estimate still held the processors), every reservation is made again, in arrival
+       order, each given those made before it;
+    2. else, if a job ended before its estimate, compression: in arrival order, each reservation
+       is taken out and put back at the earliest time before its start at which it fits given all
+       the others, or kept where it was;
+    3. the jobs that arrived are reserved, in arrival order;
+    4. every job reserved at or before now starts if its processors are free, in order of
+       reservation start, then arrival.
+    """
+    est = {j.id: (j.estimate if j.estimate is not None else j.runtime) for j in jobs}
+    procs = {j.id: j.request for j in jobs}
+    ends: list = []  # heap of (actual end, seq, job)
+    seq = itertools.count()
+    running: dict[int, tuple[int, float]] = {}  # id -> (size, expected end)
+    queue: list[Job] = []  # waiting, in arrival order
+    res: dict[int, float] = {}  # id -> reserved start
+    out: dict[int, tuple[float, float]] = {}
+    nxt = 0
+    early = False
+
+    def profile(now: float, skip: int) -> list[tuple[float, int]]:
+        """[(t, processors free from t to the next t)], from now on."""
+        delta: dict[float, int] = {}
+        base = P
+        for size, e in running.values():
+            if e > now:
+                base -= size
+                delta[e] = delta.get(e, 0) + size
+        for jid, s in res.items():
+            e = s + est[jid]
+            if jid == skip or e <= now:
+                continue
+            if s <= now:
+                base -= procs[jid]
+            else:
+                delta[s] = delta.get(s, 0) - procs[jid]
+            delta[e] = delta.get(e, 0) + procs[jid]
+        steps = [(now, base)]
+        for t in sorted(delta):
+            steps.append((t, steps[-1][1] + delta[t]))
+        return steps
+
+    def earliest(j: Job, now: float, before: float = math.inf) -> float | None:
+        steps = profile(now, j.id)
+        for i, (t, f) in enumerate(steps):
+            if t >= before:
+                return None
+            if f < j.request:
+                continue
+            k = i + 1
+            while k < len(steps) and steps[k][0] < t + est[j.id] and steps[k][1] >= j.request:
+                k += 1
+            if k == len(steps) or steps[k][0] >= t + est[j.id]:
+                return t
+        raise AssertionError(f"job {j.id} fits nowhere")
+
+    now = -math.inf
+    while nxt < len(jobs) or running or queue:
+        times = [s for s in res.values() if s > now]  # a job that could not start waits for an event
+        times += [jobs[nxt].arrival] if nxt < len(jobs) else []
+        times += [ends[0][0]] if ends else []
+        now = min(times)
+        while ends and ends[0][0] == now:
+            _, _, j = heapq.heappop(ends)
+            early |= now < running.pop(j.id)[1]
+        arrived = []
+        while nxt < len(jobs) and jobs[nxt].arrival == now:
+            arrived.append(jobs[nxt])
+            nxt += 1
+        if any(e < now for _, e in running.values()) or any(s < now for s in res.values()):
+            res.clear()  # 1. made again in arrival order
+            for j in queue:
+                res[j.id] = earliest(j, now)
+        elif early:  # 2. compression
+            for j in queue:
+                old = res.pop(j.id)
+                t = earliest(j, now, before=old)
+                res[j.id] = old if t is None else t
+        early = False
+        for j in arrived:  # 3.
+            queue.append(j)
+            res[j.id] = earliest(j, now)
+        free = P - sum(size for size, _ in running.values())  # 4.
+        due = sorted((res[j.id], i, j) for i, j in enumerate(queue) if res[j.id] <= now)
+        for _, _, j in due:
+            if j.request <= free:
+                free -= j.request
+                running[j.id] = (j.request, now + est[j.id])
+                out[j.id] = (now, now + j.runtime)
+                heapq.heappush(ends, (now + j.runtime, next(seq), j))
+                del res[j.id]
+        queue = [j for j in queue if j.id in res]
+    return [(j.id, *out[j.id]) for j in jobs]
+
+
 def schedule(result) -> list[tuple[int, float, float]]:
     return [(i, s, e) for i, s, e, _ in result.schedule()]
 
@@ -145,10 +266,57 @@ def test_easy_matches_the_reference_on_a_synthetic_stream(over):
 
 
 def test_easy_matches_the_reference_on_lublin():
-    jobs = lublin(2000)
+    """The whole trace (10,000 jobs; its estimates are the run times)."""
+    jobs = lublin()
     result = simulate(FlatPool(Flat(256)), "EASY", jobs, jobs=None)
     assert schedule(result) == reference(jobs, 256, easy=True)
+    assert backfilled(jobs, result) > 1000
+
+
+def overruns(jobs: list[Job]) -> int:
+    return sum(j.runtime > j.estimate for j in jobs)
+
+
+@pytest.mark.parametrize("name, count, P", [("SDSC-SP2-1998-4.2-cln", 8_000, 128),
+                                            ("CTC-SP2-1996-3.1-cln", 4_000, 338)])
+def test_easy_matches_the_reference_on_traces_with_estimates(name, count, P):
+    """Estimates are the users' requested times: mostly far above the run times, and below them
+    for some jobs (SDSC-SP2: 6% of these; CTC: 10%), which run past them."""
+    jobs = trace(name, count, P)
+    assert overruns(jobs) > 200 and sum(j.estimate > 2 * j.runtime for j in jobs) > count // 2
+    result = simulate(FlatPool(Flat(P)), "EASY", jobs, jobs=None)
+    assert schedule(result) == reference(jobs, P, easy=True)
+    assert backfilled(jobs, result) > count // 10
+
+
+@pytest.mark.parametrize("over", [1.0, 3.0])
+def test_conservative_matches_the_reference_on_a_synthetic_stream(over):
+    jobs = synthetic(1000, 64, 3, load=0.9, over=over)
+    result = simulate(FlatPool(Flat(64)), "Conservative", jobs, jobs=None)
+    assert schedule(result) == conservative_reference(jobs, 64)
     assert backfilled(jobs, result) > 100
+
+
+def test_conservative_matches_the_reference_on_lublin():
+    """The whole trace (10,000 jobs)."""
+    jobs = lublin()
+    result = simulate(FlatPool(Flat(256)), "Conservative", jobs, jobs=None)
+    assert schedule(result) == conservative_reference(jobs, 256)
+    assert backfilled(jobs, result) > 1000
+
+
+@pytest.mark.parametrize("name, count, P", [("SDSC-SP2-1998-4.2-cln", 3_000, 128),
+                                            ("HPC2N-2002-2.2-cln", 2_500, 240)])
+def test_conservative_matches_the_reference_on_traces_with_estimates(name, count, P):
+    """Early ends (compression), overruns (rebuilds) and jobs blocked at their reservation by a
+    job past its estimate all occur on these prefixes."""
+    jobs = trace(name, count, P)
+    assert overruns(jobs) > 100
+    policy = Conservative()
+    result = simulate(FlatPool(Flat(P)), policy, jobs, jobs=None)
+    assert schedule(result) == conservative_reference(jobs, P)
+    assert backfilled(jobs, result) > count // 20
+    assert len(policy.displaced) > 10  # moved later by an overrun
 
 
 def test_easy_beats_fcfs_on_wait():
