@@ -146,7 +146,10 @@ class Allocator(ABC):
         got = self._place(self.validate(request))
         if got is None:
             return None
-        granted, placement, nodes, count = got
+        return self._register(*got)
+
+    def _register(self, granted: Any, placement: Any, nodes: np.ndarray | None, count: int) -> Allocation:
+        """Record a region a subclass has just taken (what :meth:`_place` returns) as a live grant."""
         if nodes is None and isinstance(placement, Submesh):  # a Submesh needs the mesh width
             nodes = placement.node_ids(self.topology.width)
         aid = self._next_id
@@ -234,6 +237,80 @@ class Allocator(ABC):
             view.flags.writeable = value.flags.writeable
             object.__setattr__(twin, name, view)
         return twin
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """Place ``request`` on nodes none of which is marked in ``avoid`` (a boolean mask over node
+        ids): the first of the allocator's placements, in the order it offers them, that touches no
+        avoided node; ``None`` if it offers none.
+
+        "The order it offers them": the placements ``allocate`` returns one after another while the
+        earlier ones are held. This generic default does exactly that -- it holds every placement
+        that touches ``avoid`` while asking for the next, then releases the held ones -- so the
+        allocator's state afterwards differs from before only by the grant returned. At most
+        ``free / request size`` attempts. Allocators override it with a direct search that returns
+        the same grant.
+
+        >>> import numpy as np
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(3)); avoid = np.zeros(8, dtype=bool); avoid[1] = True
+        >>> b.allocate_avoiding(1, avoid).nodes.tolist(), b.free
+        ([2, 3], 6)
+        """
+        got = self.allocate(request)
+        if got is None or not avoid[got.nodes].any():
+            return got
+        held = [got]
+        try:
+            while True:
+                got = self.allocate(request)
+                if got is None or not avoid[got.nodes].any():
+                    return got
+                held.append(got)
+        finally:
+            for h in held:
+                self.release(h)
+
+    def place_in(self, request: Any, free: np.ndarray) -> np.ndarray | None:
+        """What-if: the node ids (ascending) of a placement of ``request`` that this allocator
+        recognises and that lies entirely on nodes marked in ``free`` (a boolean mask over node
+        ids, whatever the allocator's present state), or ``None`` when it recognises none there.
+        Nothing is allocated. ``None`` is exact: a placement exists on ``free`` exactly when the
+        allocator, with precisely those nodes free, would place the request.
+
+        This generic default builds that state on a clone: every grant released, the machine
+        filled with one-node requests, those on ``free`` released again, then ``request``
+        allocated; so it returns the allocator's own choice, for any allocator whose placements
+        depend only on which nodes are free and that has a one-node request
+        (``topology.request_for(1)``). O(size) allocations. Allocators override it with a
+        vectorised search of the placements they recognise (which may pick a different one than
+        their own rule, but finds one exactly when the rule would).
+
+        >>> import numpy as np
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(3)); free = np.array([1, 1, 0, 1, 1, 1, 1, 1], dtype=bool)
+        >>> b.place_in(1, free).tolist(), b.place_in(2, free).tolist(), b.place_in(3, free), b.free
+        ([0, 1], [4, 5, 6, 7], None, 8)
+        """
+        request = self.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        if int(free.sum()) < self.request_size(request):
+            return None
+        twin = self.clone()
+        twin.reset()
+        one = self.topology.request_for(1)
+        keep = []
+        while True:
+            got = twin.allocate(one)
+            if got is None:
+                break
+            if free[got.nodes].all():
+                keep.append(got)
+        for g in keep:
+            twin.release(g)
+        got = twin.allocate(request)
+        return None if got is None else np.array(got.nodes)
 
     def _shallow_clone(self) -> Allocator:
         """For fast :meth:`clone` overrides: a new instance sharing every attribute of this one

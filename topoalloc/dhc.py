@@ -261,7 +261,10 @@ class DHCTree(Allocator):
         found = self._first_fit(level) if self.assignment == "first_fit" else self._lightest(level)
         if found is None:
             return None
-        t, i = found
+        return self._take(found[0], found[1], level)
+
+    def _take(self, t: int, i: int, level: int):
+        """Take the free partition at heap index ``i`` of tree ``t``; what :meth:`_place` returns."""
         h = self.heights[t]
         node = TreeNode(t, level, i - (1 << (h - level)), self.offsets[t], h)
         self._taken[t][i] = True
@@ -269,6 +272,44 @@ class DHCTree(Allocator):
         self._update(t, i >> 1)
         self.weights.add(node)
         return node.size, node, node.node_ids(), node.size
+
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The leftmost partition of the job's level, trees in forest order, whose processors are
+        all marked in ``free`` (first fit; under ``"weight"`` assignment the allocator itself
+        might pick another; :meth:`Allocator.place_in`). O(P)."""
+        s = 1 << (self.validate(request) - 1).bit_length()
+        free = np.asarray(free, dtype=bool).ravel()
+        for h, off in zip(self.heights, self.offsets, strict=True):
+            if 1 << h >= s:
+                ok = free[off : off + (1 << h)].reshape(-1, s).all(axis=1)
+                j = int(ok.argmax())
+                if ok[j]:
+                    return np.arange(off + j * s, off + (j + 1) * s, dtype=np.int64)
+        return None
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding`; under first fit directly: successive placements are
+        the free partitions of the level from left to right, so the grant is the leftmost free one
+        that touches no avoided processor. O(P)."""
+        if self.assignment != "first_fit":
+            return super().allocate_avoiding(request, avoid)
+        level = (self.validate(request) - 1).bit_length()
+        s = 1 << level
+        avoid = np.asarray(avoid, dtype=bool)
+        for t, (h, off) in enumerate(zip(self.heights, self.offsets, strict=True)):
+            if self._avail[t][1] < level:
+                continue
+            taken = self._taken[t]
+            inside = np.zeros(1, dtype=bool)  # per node of a level: inside a granted partition
+            for lo in (1 << i for i in range(h - level)):  # heap indices of the levels above
+                inside = np.repeat(inside | np.fromiter(taken[lo : 2 * lo], dtype=bool, count=lo), 2)
+            first = 1 << (h - level)  # heap index of the level's leftmost partition
+            whole = np.fromiter(self._avail[t][first : 2 * first], dtype=np.int64, count=first) == level
+            ok = whole & ~inside & ~avoid[off : off + (1 << h)].reshape(-1, s).any(axis=1)
+            j = int(ok.argmax())
+            if ok[j]:
+                return self._register(*self._take(t, first + j, level))
+        return None
 
     def _first_fit(self, level: int) -> tuple[int, int] | None:
         for t, avail in enumerate(self._avail):

@@ -58,6 +58,29 @@ class FlatPool(Allocator):
         twin._is_free = self._is_free.copy()
         return twin
 
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The ``n`` lowest ids marked in ``free`` (:meth:`Allocator.place_in`). O(P)."""
+        n = self.validate(request)
+        ids = np.flatnonzero(np.asarray(free).ravel())[:n]
+        return ids if len(ids) == n else None
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free ids
+        ``n`` at a time, lowest first; the first such group with no avoided id. O(P)."""
+        n = self.validate(request)
+        ids = np.flatnonzero(self._is_free)
+        m = len(ids) // n
+        if m == 0:
+            return None
+        groups = ids[: m * n].reshape(m, n)
+        ok = ~avoid[groups].any(axis=1)
+        i = int(ok.argmax())
+        if not ok[i]:
+            return None
+        got = groups[i].copy()
+        self._is_free[got] = False
+        return self._register(n, got, got, n)
+
     def free_nodes(self) -> np.ndarray:
         """Ids of the free processors, ascending."""
         return np.flatnonzero(self._is_free)

@@ -26,7 +26,13 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 * ``clone()`` (the allocator's own, usually a fast override) and the generic
   :meth:`Allocator.clone <topoalloc.Allocator.clone>` give copies that, run through the same random
   operations as the original, make exactly the same grants and end in the same state, and
-  operations on a clone leave the original untouched.
+  operations on a clone leave the original untouched;
+* ``allocate_avoiding`` (on a clone) makes the same placement, and leaves the same free nodes, as
+  the generic :meth:`Allocator.allocate_avoiding <topoalloc.Allocator.allocate_avoiding>`, and
+  touches no avoided node;
+* ``place_in`` on a random free mask changes nothing, returns a placement exactly when the oracle
+  finds one on that mask (and when the generic default does), and what it returns is a region the
+  oracle recognises, inside the mask, of the request's size.
 
 Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
 ``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
@@ -537,6 +543,65 @@ class AllocatorMachine(RuleBasedStateMachine):
                 self.released.append(alloc)
             state = _observable(a)
             assert _observable(fast) == state and _observable(generic) == state, f"after {kind} {arg!r}"
+
+    def _random_mask(self, data: st.DataObject, label: str) -> np.ndarray:
+        """A random node mask: independent nodes at a drawn density, or the allocator's free nodes
+        (its fragmentation is what placements meet), possibly thinned or with busy nodes added."""
+        a = self.allocator
+        seed = data.draw(st.integers(0, 2**32 - 1), label=f"{label} seed")
+        density = data.draw(st.sampled_from([0.0, 0.2, 0.5, 0.8, 0.95, 1.0]), label=f"{label} density")
+        rng = np.random.default_rng(seed)
+        mask = rng.random(a.size) < density
+        mode = data.draw(st.sampled_from(["random", "free", "free minus", "free plus"]), label=f"{label} mode")
+        if mode == "random":
+            return mask
+        free = np.asarray(a.occupancy).ravel() == 0
+        return free if mode == "free" else free & mask if mode == "free minus" else free | ~mask
+
+    @rule(data=st.data())
+    def allocate_avoiding_matches_the_generic(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="request")
+        avoid = self._random_mask(data, "avoid")
+        fast, generic = a.clone(), a.clone()
+        got = fast.allocate_avoiding(request, avoid)
+        want = Allocator.allocate_avoiding(generic, request, avoid)
+        assert (got is None) == (want is None), f"allocate_avoiding({request!r}): {got!r}, generic {want!r}"
+        if got is not None:
+            assert np.array_equal(got.nodes, want.nodes) and got.request == want.request, (
+                f"allocate_avoiding({request!r}) took {got.nodes.tolist()}, the generic default {want.nodes.tolist()}"
+            )
+            assert not avoid[got.nodes].any(), f"{got!r} touches an avoided node"
+            check_region(fast, got)
+        assert np.array_equal(np.asarray(fast.occupancy) == 0, np.asarray(generic.occupancy) == 0)
+        assert fast.free == generic.free
+        own = getattr(fast, "free_nodes", None)
+        if own is not None:
+            assert np.array_equal(np.sort(own()), np.sort(generic.free_nodes())), "internal free state differs"
+
+    @rule(data=st.data())
+    def place_in_is_exact(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="request")
+        free = self._random_mask(data, "free")
+        state = _observable(a)
+        got = a.place_in(request, free)
+        assert _observable(a) == state, "place_in changed the allocator"
+        generic = Allocator.place_in(a, request, free)
+        assert (got is None) == (generic is None), f"place_in({request!r}): {got!r}, generic default {generic!r}"
+        shape = np.asarray(a.occupancy).shape
+        if self._oracle is not None:
+            assert (got is not None) == bool(self._oracle(a, free.reshape(shape), request)), (
+                f"place_in({request!r}) = {got!r}, but the oracle says otherwise on\n{free.reshape(shape)}"
+            )
+        if got is not None:
+            got = np.asarray(got)
+            assert np.all(np.diff(got) > 0) and free[got].all(), f"place_in({request!r}) left the mask: {got}"
+            assert len(got) == a.request_size(request), f"place_in({request!r}): {len(got)} nodes"
+            if self._oracle is not None:
+                only = np.zeros(a.size, dtype=bool)
+                only[got] = True
+                assert self._oracle(a, only.reshape(shape), request), f"{got.tolist()} is not a recognised region"
 
     @rule(data=st.data())
     def fold(self, data: st.DataObject) -> None:

@@ -163,13 +163,53 @@ class GrayCode(CubeAllocator):
             return (len(h) - 1) * half
         return None
 
-    def _search(self, k: int) -> tuple[np.ndarray, int] | None:
-        """(code order, starting position) of the first free block, codes in order."""
-        for order, flags in zip(self.orders, self._gfree, strict=True):
+    def _search(self, k: int, gfree: list[np.ndarray] | None = None) -> tuple[np.ndarray, int] | None:
+        """(code order, starting position) of the first free block, codes in order (on the flags
+        ``gfree``, default the allocator's own)."""
+        for order, flags in zip(self.orders, self._gfree if gfree is None else gfree, strict=True):
             start = self._first_block(flags, k)
             if start is not None:
                 return order, start
         return None
+
+    def _block_nodes(self, order: np.ndarray, start: int, k: int) -> np.ndarray:
+        """The node ids (ascending) of the ``k``-block of code ``order`` at position ``start``."""
+        size = self._size
+        span = np.arange(start, start + (1 << k), dtype=np.int64)
+        if start + (1 << k) > size:
+            span %= size
+        return np.sort(order[span])
+
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The first Gray-code block, codes in order, whose nodes are all marked in ``free`` (the
+        allocator's own rule on that free set; :meth:`Allocator.place_in`). O(C 2^n)."""
+        k = self.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        found = self._search(k, [free[order] for order in self.orders])
+        return None if found is None else self._block_nodes(found[0], found[1], k)
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding`: the same sequence of placements, searched on copies
+        of the free flags in which each rejected block is marked taken (no grants are made for
+        them). O(C 2^n) per rejected block."""
+        k = self.validate(request)
+        if 1 << k > self._free:
+            return None
+        gfree = None
+        while True:
+            found = self._search(k, gfree)
+            if found is None:
+                return None
+            nodes = self._block_nodes(found[0], found[1], k)
+            if not avoid[nodes].any():
+                break
+            if gfree is None:
+                gfree = [f.copy() for f in self._gfree]
+            for pos, flags in zip(self._pos, gfree, strict=True):
+                flags[pos[nodes]] = False
+        self._mark(nodes, False)
+        base = int(nodes[0])
+        return self._register(k, Subcube(base, int(np.bitwise_or.reduce(nodes ^ base))), nodes, 1 << k)
 
     def _place(self, k: int):
         if 1 << k > self._free:
@@ -178,11 +218,7 @@ class GrayCode(CubeAllocator):
         if found is None:
             return None
         order, start = found
-        size = self._size
-        span = np.arange(start, start + (1 << k), dtype=np.int64)
-        if start + (1 << k) > size:
-            span %= size
-        nodes = np.sort(order[span])
+        nodes = self._block_nodes(order, start, k)
         self._mark(nodes, False)
         base = int(nodes[0])
         mask = int(np.bitwise_or.reduce(nodes ^ base))

@@ -137,6 +137,26 @@ class ZhuAllocator(MeshAllocator):
             return None
         return self._first_in(self._free_bits(), w, h)
 
+    def _bits_of(self, free: np.ndarray) -> int:
+        """A ``(height, width)`` free mask in the layout of :meth:`_free_bits`."""
+        pad = np.zeros((self.height, self._stride), dtype=bool)
+        pad[:, 1:-1] = free
+        return int.from_bytes(np.packbits(pad, bitorder="little").tobytes(), "little")
+
+    def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
+        """The first-fit submesh (first base in row-major order, turned if ``rotate`` and only then)
+        whose nodes are all marked in ``free``: perfect recognition, so one exists exactly when
+        the allocator would place the request on that free set (best fit might choose another;
+        :meth:`~topoalloc.Allocator.place_in`). O(MN (log w + log h) / 64)."""
+        request = self.validate(request)
+        bits = self._bits_of(np.asarray(free, dtype=bool).reshape(self.height, self.width))
+        for w, h in self._orientations(request):
+            base = self._first_in(bits, w, h)
+            if base is not None:
+                x, y = base
+                return self._ids[y : y + h, x : x + w].ravel()
+        return None
+
     # -- placing ------------------------------------------------------------------------------
     def _orientations(self, request: tuple[int, int]) -> list[tuple[int, int]]:
         """The shapes to try, in order: ``(w, h)`` if it fits the mesh, then ``(h, w)`` if rotating."""

@@ -157,6 +157,53 @@ class Buddy2D(MeshAllocator):
                 best_addr, best_order = top, j
         return None if best_addr < 0 else (best_addr, best_order)
 
+    def _aligned_free(self, free: np.ndarray, s: int) -> np.ndarray:
+        """Z-order addresses of the aligned ``s x s`` blocks whose nodes are all marked in the
+        ``(height, width)`` mask ``free``, ascending."""
+        n = self.width // s
+        ok = free.reshape(n, s, n, s).all(axis=(1, 3))
+        by, bx = np.nonzero(ok)
+        x, y = bx * s, by * s
+        a = np.zeros(len(x), dtype=np.int64)
+        for i in range(self.order):
+            a |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1)
+        return np.sort(a)
+
+    def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
+        """The aligned ``s x s`` block with the least Z-order address whose nodes are all marked in
+        ``free`` (the allocator's own rule on that free set; :meth:`Allocator.place_in`). O(MN)."""
+        s = _side(self.validate(request))
+        found = self._aligned_free(np.asarray(free, dtype=bool).reshape(self.height, self.width), s)
+        if not len(found):
+            return None
+        x, y = self._coords(int(found[0]))
+        return self._ids[y : y + s, x : x + s].ravel()
+
+    def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free aligned
+        blocks by increasing Z-order address, so the grant is the least one that touches no avoided
+        node. O(MN) plus the split."""
+        s = _side(self.validate(request))
+        k = s.bit_length() - 1
+        found = self._aligned_free(~(self.busy | np.asarray(avoid, dtype=bool).reshape(self.height, self.width)), s)
+        if not len(found):
+            return None
+        a = int(found[0])
+        for j in range(k, self.order + 1):  # the maximal free block holding it
+            top = a & ~((1 << (2 * j)) - 1)
+            if top in self._sets[j]:
+                break
+        self._sets[j].discard(top)
+        for order in range(j - 1, k - 1, -1):  # split down around it, freeing the other quadrants
+            q = 1 << (2 * order)
+            mine = top + (a - top) // q * q
+            for i in range(4):
+                if top + i * q != mine:
+                    self._push(order, top + i * q)
+            top = mine
+        x, y = self._coords(a)
+        return self._register(*self._grant(x, y, s, s))
+
     def _place(self, request: tuple[int, int]):
         s = _side(request)
         k = s.bit_length() - 1

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from topologies import Mesh
 
+from ..base import Allocation
 from .base import MeshAllocator
 
 __all__ = ["FrameSliding"]
@@ -50,12 +53,30 @@ class FrameSliding(MeshAllocator):
         twin.busy = self.busy.copy()
         return twin
 
-    def _place(self, request: tuple[int, int]):
-        w, h = request
+    def _first_frame(self, busy: np.ndarray, w: int, h: int) -> tuple[int, int] | None:
+        """``(x, y)`` of the first frame, in row-major order, with no node marked in ``busy``."""
         nx, ny = self.width // w, self.height // h
-        frames = self.busy[: ny * h, : nx * w].reshape(ny, h, nx, w).any(axis=(1, 3))
+        frames = busy[: ny * h, : nx * w].reshape(ny, h, nx, w).any(axis=(1, 3))
         i = int(frames.argmin())  # first all-free frame in row-major order
         fy, fx = divmod(i, nx)
-        if frames[fy, fx]:
-            return None
-        return self._grant(fx * w, fy * h, w, h)
+        return None if frames[fy, fx] else (fx * w, fy * h)
+
+    def _place(self, request: tuple[int, int]):
+        w, h = request
+        base = self._first_frame(self.busy, w, h)
+        return None if base is None else self._grant(base[0], base[1], w, h)
+
+    def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
+        """The first frame whose nodes are all marked in ``free`` (the allocator's own rule on that
+        free set; :meth:`Allocator.place_in`). O(MN)."""
+        w, h = self.validate(request)
+        base = self._first_frame(~np.asarray(free, dtype=bool).reshape(self.height, self.width), w, h)
+        return None if base is None else self._ids[base[1] : base[1] + h, base[0] : base[0] + w].ravel()
+
+    def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: frames do not overlap, so successive
+        placements are the free frames in row-major order; the first that touches no avoided node.
+        O(MN)."""
+        w, h = self.validate(request)
+        base = self._first_frame(self.busy | np.asarray(avoid, dtype=bool).reshape(self.height, self.width), w, h)
+        return None if base is None else self._register(*self._grant(base[0], base[1], w, h))
