@@ -6,22 +6,25 @@ job's run time when it has none). They work on **every** allocator, not only
 (the contract of :class:`~scheduling.policies.Policy`).
 
 **How a reservation is represented.** A reservation is a start time plus the *node set* the job
-would get then, found by asking the allocator itself: the allocator is cloned
-(:meth:`topoalloc.Allocator.clone`), the running jobs are released on the clone in order of their
-expected end (start + estimate), and after each end time the job's request is tried on the clone;
-the first time it fits is the reservation's *shadow time*, the nodes it got there are the
-*reserved nodes*. A job that would otherwise have to wait may start now (be *backfilled*) only if
+would get then, found by asking the allocator itself. The policy knows, for every node, when it is
+expected to be free (now, or the expected end, start + estimate, of the running job holding it);
+at each of those times in turn, from now on, it asks the allocator whether it recognises a
+placement for the job on the nodes free by then (:meth:`topoalloc.Allocator.place_in`, a what-if
+on a node mask that allocates nothing): the first time it does is the reservation's *shadow
+time*, that placement's nodes are the *reserved nodes*. (It is what releasing the running jobs in
+order of expected end on a copy of the allocator and trying the job after each end would find,
+without the copy.) A job that would otherwise have to wait may start now (be *backfilled*) only if
 its allocation (the one the real allocator gives it now) either ends, by its estimate, no later
 than the shadow time, or does not touch the reserved nodes. So on a mesh or a cube a backfilled
 job never takes the region the head's reservation needs, whatever the allocator's placement rule:
-at the shadow time the reserved nodes are free (every running job the replay released has ended,
-every backfilled job has ended or stayed off them), so an allocator whose success depends only on
-which nodes are free, and which never places a request on fewer free nodes that it could not
-place on more (all of :mod:`topoalloc`), places the head then, if not earlier. A candidate that
-would run past the shadow time takes the first of the allocator's placements, in the allocator's
-own order, that stays off the reserved nodes: rejected placements are held while the next one is
-asked for, then released (allocators have no "place it there" call, so this is how the policy
-steers them; it sees only placements the allocator offers).
+at the shadow time the reserved nodes are free (every running job expected to end by then has
+ended, every backfilled job has ended or stayed off them), so an allocator whose success depends
+only on which nodes are free, and which never places a request on fewer free nodes that it could
+not place on more (all of :mod:`topoalloc`), places the head then, if not earlier. A candidate
+that would run past the shadow time takes the first of the allocator's placements, in the
+allocator's own order, that stays off the reserved nodes
+(:meth:`topoalloc.Allocator.allocate_avoiding`: the placements the allocator offers one after
+another while the rejected ones are held; the policy sees only placements the allocator offers).
 
 On an allocator that recognises any free processors (``recognition == "any"``: ``FlatPool``) the
 node set is replaced by pure counting, Mu'alem & Feitelson's *shadow time* and *extra processors*:
@@ -230,6 +233,7 @@ class _Backfilling(Policy):
         self._seq = itertools.count()
         self._counting: bool | None = None
         self._info: dict[int, tuple[int, float, Any]] = {}  # queued job id -> (processors, estimate, key)
+        self._ready: np.ndarray | None = None  # per node: when it is expected free (-inf: free; node sets only)
 
     def _admit(self, job: Job) -> None:
         if job.id not in self._info:
@@ -246,6 +250,8 @@ class _Backfilling(Policy):
     def bind(self, allocator: Allocator) -> None:
         super().bind(allocator)
         self._counting = getattr(allocator, "recognition", "") == "any"
+        if not self._counting:
+            self._ready = np.full(allocator.size, -math.inf)
 
     @property
     def counting(self) -> bool:
@@ -259,6 +265,8 @@ class _Backfilling(Policy):
         end = now + est
         self.running[job.id] = _Held(job, alloc, n, now, end, seq)
         bisect.insort(self._ends, (end, seq, job.id, n))
+        if self._ready is not None:
+            self._ready[alloc.nodes] = end
         return Start(job, alloc, n, n)  # backfilling never folds: granted = requested
 
     def _retire(self, job: Job) -> _Held:
@@ -266,6 +274,8 @@ class _Backfilling(Policy):
         i = bisect.bisect_left(self._ends, (held.end, held.seq, job.id, held.size))
         del self._ends[i]
         self.allocator.release(held.alloc)
+        if self._ready is not None:
+            self._ready[held.alloc.nodes] = -math.inf
         return held
 
     def _ordered_running(self, now: float):
@@ -273,31 +283,6 @@ class _Backfilling(Policy):
         running = self.running
         for end, _, jid, _ in self._ends:
             yield (end if end > now else now), running[jid]
-
-    @staticmethod
-    def _allocate_avoiding(allocator: Allocator, request: Any, bad) -> Allocation | None:
-        """The first of ``allocator``'s placements for ``request``, in its own order, that
-        ``bad(nodes)`` accepts (``bad`` None: the first placement). Rejected placements are held
-        while the next is asked for, then released, so the allocator's state is unchanged apart
-        from the grant returned. At most ``free / request size`` attempts."""
-        got = allocator.allocate(request)
-        if got is None or bad is None or not bad(got.nodes):
-            return got
-        return _Backfilling._next_avoiding(allocator, request, bad, got)
-
-    @staticmethod
-    def _next_avoiding(allocator: Allocator, request: Any, bad, got: Allocation) -> Allocation | None:
-        """:meth:`_allocate_avoiding` after its first placement, ``got``, was rejected."""
-        held = [got]
-        try:
-            while True:
-                got = allocator.allocate(request)
-                if got is None or not bad(got.nodes):
-                    return got
-                held.append(got)
-        finally:
-            for h in held:
-                allocator.release(h)
 
     def _mask(self, nodes: np.ndarray) -> np.ndarray:
         m = np.zeros(self.allocator.size, dtype=bool)
@@ -308,8 +293,9 @@ class _Backfilling(Policy):
     def reservation(self, job: Job, now: float) -> Reservation:
         """Where and when ``job`` would start if the running jobs ended at their expected ends and
         nothing else started: the replay described in the module docstring (counting on a flat
-        allocator). O(running) on a flat allocator; one clone plus up to ``running`` releases and
-        allocation attempts otherwise (attempts only once the clone has enough free processors)."""
+        allocator). O(running) on a flat allocator; otherwise up to ``running`` what-if questions to
+        the allocator (:meth:`topoalloc.Allocator.place_in`), asked only once enough processors are
+        expected free."""
         info = self._info.get(job.id)
         need, est = info[:2] if info is not None else (self.allocator.request_size(job.request), _estimate(job))
         if self.counting:
@@ -328,23 +314,21 @@ class _Backfilling(Policy):
                         k += 1
                     return Reservation(job, t, t + est, None, free - need)
             raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
-        twin = self.allocator.clone()
-        got = twin.allocate(job.request) if need <= twin.free else None
-        if got is not None:
-            return Reservation(job, now, now + est, self._mask(got.nodes))
-        pending = list(self._ordered_running(now))
-        i = 0
-        while i < len(pending):
-            t = pending[i][0]
-            while i < len(pending) and pending[i][0] == t:
-                twin.release(pending[i][1].alloc)
-                i += 1
-            if twin.free < need:
-                continue
-            got = twin.allocate(job.request)
-            if got is not None:
-                return Reservation(job, t, t + est, self._mask(got.nodes))
-        raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+        alloc, ready, ends = self.allocator, self._ready, self._ends
+        free = alloc.free
+        k, last = 0, len(ends)
+        t = now
+        while True:
+            while k < last and ends[k][0] <= t:
+                free += ends[k][3]  # every job expected to end by t (overrunning jobs: now)
+                k += 1
+            if free >= need:
+                nodes = alloc.place_in(job.request, ready <= t)
+                if nodes is not None:
+                    return Reservation(job, t, t + est, self._mask(nodes))
+            if k == last:
+                raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+            t = ends[k][0]
 
 
 class EASY(_Backfilling):
@@ -357,7 +341,7 @@ class EASY(_Backfilling):
     it does not delay that reservation, i.e. it ends by the shadow time (by its estimate) or stays
     off the reserved nodes (within the *extra* processors on a flat machine). On a topology the
     allocator's placements are tried in its own order until one stays off the reserved nodes
-    (:meth:`_allocate_avoiding`). One pass runs per instant (:meth:`decide`, after every event of
+    (:meth:`topoalloc.Allocator.allocate_avoiding`). One pass runs per instant (:meth:`decide`, after every event of
     the instant), scanning the queue in order.
 
     **What is recomputed when.** The head's reservation depends only on the running jobs' grants
@@ -379,9 +363,9 @@ class EASY(_Backfilling):
     See the module docstring for reservations on topologies, estimates and overruns.
 
     Complexity per instant: flat: O(running + queue) (the scan stops when no processor is free);
-    other allocators: after a release, one allocator clone and up to ``running`` replay steps when
-    some candidate fits the free count; a few allocation attempts per candidate whose request is
-    not already known to fail.
+    other allocators: after a release, when some candidate fits the free count, up to ``running``
+    what-if questions to the allocator for the head's reservation; one allocation per candidate
+    whose request is not already known to fail.
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> from scheduling import Job, simulate
@@ -399,11 +383,9 @@ class EASY(_Backfilling):
         self._released = False  # a job ended since the last pass
         self._last = -math.inf  # the instant of the last pass
         self._scanned = 0  # queue length after the last pass: those jobs could not start then
-        # the head's reservation, kept while valid: shadow time, extra processors (flat) or the
-        # predicate "touches the reserved nodes" (topology)
+        # the head's reservation, kept while valid, with its extra processors (flat)
         self._res: Reservation | None = None
         self._extra = 0
-        self._avoid: Any = None
         self._failed: set = set()  # request keys with no placement at all (until a release)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
 
@@ -480,7 +462,6 @@ class EASY(_Backfilling):
         if res is None:
             res = self._res = self.reservation(self.queue[0], now)
             self._extra = res.extra
-            self._avoid = None if res.nodes is None else _collides([res.nodes])
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -515,13 +496,15 @@ class EASY(_Backfilling):
         info = self._info
         failed, failed_off = self._failed, self._failed_off
         shadow = -math.inf
+        reserved = None
         started: list[int] = []  # queue positions
         for i, job in enumerate(itertools.islice(self.queue, first, None), first):
             n, est, key = info[job.id]
             if n > alloc.free or key in failed:
                 continue
             if shadow == -math.inf:
-                shadow = max(self._head_reservation(now).start, now)
+                res = self._head_reservation(now)
+                shadow, reserved = max(res.start, now), res.nodes
             if now + est <= shadow:
                 got = alloc.allocate(job.request)
                 if got is None:
@@ -530,15 +513,10 @@ class EASY(_Backfilling):
             else:
                 if key in failed_off:
                     continue
-                got = alloc.allocate(job.request)
+                got = alloc.allocate_avoiding(job.request, reserved)
                 if got is None:
-                    failed.add(key)
+                    failed_off.add(key)
                     continue
-                if self._avoid(got.nodes):
-                    got = self._next_avoiding(alloc, job.request, self._avoid, got)
-                    if got is None:
-                        failed_off.add(key)
-                        continue
             actions.append(self._launch(job, got, now))
             started.append(i)
             if alloc.free == 0:
@@ -558,15 +536,13 @@ class Conservative(_Backfilling):
 
     Reservations are those of the module docstring, with time intervals: on a flat allocator a
     profile of free processor counts over time (:class:`FreeProfile`); on other allocators a node
-    set per reservation. There, a reservation at time ``t`` is found by replaying the running jobs'
-    ends on a clone up to ``t`` and taking the allocator's first placement (in its own order) that
-    stays off the nodes of every other reservation whose interval overlaps; candidate times are
-    now, the running jobs' expected ends and the other reservations' ends (the last of which always
-    succeeds), and only those at which the profile of free processor counts leaves room for the
-    job (a necessary condition) are tried. The same search places the job on the real allocator
-    when its time comes. Interpretation: the search only sees placements the allocator offers, so
-    on a topology it can miss a free region and a job keeps its old reservation when the search
-    finds no earlier one.
+    set per reservation. There, a reservation at time ``t`` is a placement the allocator recognises
+    (:meth:`topoalloc.Allocator.place_in`) on the nodes expected free by ``t`` and off the nodes of
+    every other reservation whose interval overlaps; candidate times are now, the running jobs'
+    expected ends and the other reservations' ends (the last of which always succeeds), and only
+    those at which the profile of free processor counts leaves room for the job (a necessary
+    condition) are tried. When its time comes the job is placed on the real allocator by its own
+    order off the other reservations' nodes (:meth:`topoalloc.Allocator.allocate_avoiding`).
 
     When the time comes the job is placed on the real allocator by the same rule, and if the
     allocator then offers only placements that collide with other reservations it is steered to
@@ -596,8 +572,8 @@ class Conservative(_Backfilling):
     Complexity: flat: O(B) ``numpy`` work per reservation search for the profile's B breakpoints
     (running jobs plus twice the queue), and a compression searches only for the jobs for which
     the profile has room at some time before their reservation (an O(B) test); other allocators:
-    the same counting tests first, then per search one clone and up to O(running + queue)
-    allocation attempts (each maybe holding a few placements) at the times the counts allow.
+    the same counting tests first, then per search a what-if question to the allocator (O(size)
+    ``numpy`` work for the library's allocators) at each time the counts allow.
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> from scheduling import Job, simulate
@@ -769,26 +745,20 @@ class Conservative(_Backfilling):
     def _find_nodes(self, job: Job, now: float, limit: float) -> Reservation | None:
         n, est, _ = self._info[job.id]
         others = [r for r in self.reservations.values() if r.job.id != job.id]
-        pending = list(self._ordered_running(now))
-        rises = {e for e, _ in pending}
+        rises = {e if e > now else now for e, _, _, _ in self._ends}
         rises.update(r.end for r in others)
-        twin: Allocator | None = None
-        i = 0
+        alloc, ready = self.allocator, self._ready
         for t in self._profile.starts(n, est, now, limit):  # the times the processor counts allow
             if t != now and t not in rises:
                 continue  # the profile steps down here: a start just before did no worse
-            if twin is None:
-                twin = self.allocator.clone()
-            while i < len(pending) and pending[i][0] <= t:
-                twin.release(pending[i][1].alloc)
-                i += 1
             stop = t + est
-            overlapping = [r.nodes for r in others if r.start < stop and t < r.end]
-            got = self._allocate_avoiding(twin, job.request, _collides(overlapping))
-            if got is None:
-                continue
-            twin.release(got)
-            return Reservation(job, t, stop, self._mask(got.nodes))
+            free = ready <= t
+            for r in others:
+                if r.start < stop and t < r.end:
+                    free &= ~r.nodes
+            nodes = alloc.place_in(job.request, free)
+            if nodes is not None:
+                return Reservation(job, t, stop, self._mask(nodes))
         if limit == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
         return None
@@ -823,9 +793,11 @@ class Conservative(_Backfilling):
                     got = alloc.allocate(job.request)
                 else:
                     stop = now + est
-                    overlapping = [r.nodes for r in self.reservations.values()
-                                   if r is not res and r.start < stop and now < r.end]
-                    got = self._allocate_avoiding(alloc, job.request, _collides(overlapping))
+                    avoid = np.zeros(alloc.size, dtype=bool)
+                    for r in self.reservations.values():
+                        if r is not res and r.start < stop and now < r.end:
+                            avoid |= r.nodes
+                    got = alloc.allocate_avoiding(job.request, avoid)
                     if got is None:
                         got = self._allocate_exactly(alloc, job.request, res.nodes)
             if got is None:
@@ -875,17 +847,6 @@ class Conservative(_Backfilling):
         """The earliest reservation start after ``now``."""
         top = self._top()
         return top.start if top is not None and top.start > now else None
-
-
-def _collides(masks: list[np.ndarray]):
-    """A predicate: do ``nodes`` touch any of ``masks``? (``None`` when there are none.)"""
-    if not masks:
-        return None
-    if len(masks) == 1:
-        only = masks[0]
-        return lambda nodes: bool(only[nodes].any())
-    union = np.logical_or.reduce(masks)
-    return lambda nodes: bool(union[nodes].any())
 
 
 def _register() -> None:
