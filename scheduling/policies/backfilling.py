@@ -109,9 +109,12 @@ class Reservation:
 class FreeProfile:
     """Free processors over time, a step function: ``free[i]`` processors are free over
     ``[times[i], times[i + 1])`` (the last step lasts for ever). Conservative backfilling keeps one:
-    the running jobs until their expected ends and the reservations over their intervals.
+    the running jobs until their expected ends and the reservations over their intervals. On node
+    sets each step also holds ``held[i]``, the reserved nodes as the bits of an integer
+    (reservations that overlap in time never share a node).
 
-    :meth:`change` adds or removes a job's rectangle (``delta`` processors over ``[start, end)``),
+    :meth:`change` adds or removes a job's rectangle (``delta`` processors over ``[start, end)``,
+    and its reserved nodes),
     :meth:`first` finds the earliest start from which a job of ``n`` processors and length ``d``
     fits for its whole length (the textbook profile search of conservative backfilling). For B
     breakpoints a search is O(B) (a start whose window meets a step with too few processors
@@ -126,11 +129,12 @@ class FreeProfile:
     (True, 2)
     """
 
-    __slots__ = ("times", "free")
+    __slots__ = ("times", "free", "held")
 
     def __init__(self, size: int) -> None:
         self.times: list[float] = [-math.inf]
         self.free: list[int] = [size]
+        self.held: list[int] = [0]
 
     def _cut(self, t: float) -> int:
         """The index of breakpoint ``t``, inserted (splitting its step) if absent."""
@@ -139,12 +143,14 @@ class FreeProfile:
         if i == len(times) or times[i] != t:
             times.insert(i, t)
             self.free.insert(i, self.free[i - 1])
+            self.held.insert(i, self.held[i - 1])
         return i
 
-    def change(self, start: float, end: float, delta: int) -> None:
-        """Add ``delta`` free processors over ``[start, end)`` (negative: take them); the part
-        before the first breakpoint is ignored (it is in the past)."""
-        times, free = self.times, self.free
+    def change(self, start: float, end: float, delta: int, nodes: int = 0) -> None:
+        """Add ``delta`` free processors over ``[start, end)`` (negative: take them), and reserve
+        the nodes ``nodes`` (bits) there if they are not reserved, or free them if they are; the
+        part before the first breakpoint is ignored (it is in the past)."""
+        times, free, held = self.times, self.free, self.held
         if start < times[0]:
             start = times[0]
         if not end > start:
@@ -153,22 +159,45 @@ class FreeProfile:
         j = self._cut(end)
         for k in range(i, j):
             free[k] += delta
+        if nodes:
+            for k in range(i, j):
+                held[k] ^= nodes
         # drop the breakpoints the change made redundant (equal steps on both sides)
-        if j < len(free) and free[j] == free[j - 1]:
-            del times[j], free[j]
-        if i > 0 and free[i] == free[i - 1]:
-            del times[i], free[i]
+        if j < len(free) and free[j] == free[j - 1] and held[j] == held[j - 1]:
+            del times[j], free[j], held[j]
+        if i > 0 and free[i] == free[i - 1] and held[i] == held[i - 1]:
+            del times[i], free[i], held[i]
 
     def trim(self, now: float) -> None:
         """Forget the steps that ended by ``now``."""
         i = bisect.bisect_right(self.times, now) - 1
         if i > 0:
-            del self.times[:i], self.free[:i]
+            del self.times[:i], self.free[:i], self.held[:i]
 
-    def starts(self, n: int, d: float, now: float, limit: float = math.inf):
+    def held_over(self, start: float, end: float, since: float = math.inf, but: int = 0) -> int:
+        """The nodes (bits) reserved at any time of ``[start, end)`` (of the step holding ``start``
+        when the interval is empty); from ``since`` on, not counting the nodes ``but``."""
+        times, held = self.times, self.held
+        i = bisect.bisect_right(times, start) - 1
+        j = max(bisect.bisect_left(times, end), i + 1)
+        bits = 0
+        for k in range(i, j):
+            bits |= held[k] & ~but if times[k] >= since else held[k]
+        return bits
+
+    def rises(self, t: float) -> bool:
+        """Whether the profile has a breakpoint at ``t`` where processors are freed: more free
+        than just before, or reserved nodes released."""
+        times = self.times
+        i = bisect.bisect_left(times, t)
+        return 0 < i < len(times) and times[i] == t and (
+            self.free[i] > self.free[i - 1] or bool(self.held[i - 1] & ~self.held[i]))
+
+    def starts(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0):
         """Every start in ``[now, limit)``, at ``now`` or at a breakpoint, from which ``n``
         processors are free over ``[start, start + d)`` (at the start itself when ``d == 0``),
-        ascending (a generator)."""
+        ascending (a generator). ``lift``: count that many more processors free from ``limit``
+        on (the job's own reservation, starting at ``limit``, when looking for an earlier one)."""
         times, free = self.times, self.free
         m = len(times)
         i = bisect.bisect_right(times, now) - 1
@@ -177,7 +206,7 @@ class FreeProfile:
             if free[i] >= n:
                 stop = t + d
                 j = i + 1
-                while j < m and times[j] < stop and free[j] >= n:
+                while j < m and times[j] < stop and free[j] + (lift if times[j] >= limit else 0) >= n:
                     j += 1
                 if j == m or times[j] >= stop:
                     yield t
@@ -188,9 +217,9 @@ class FreeProfile:
                 return
             t = times[i]
 
-    def first(self, n: int, d: float, now: float, limit: float = math.inf) -> float | None:
+    def first(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0) -> float | None:
         """The earliest of :meth:`starts`, or ``None``."""
-        return next(self.starts(n, d, now, limit), None)
+        return next(self.starts(n, d, now, limit, lift), None)
 
     def peak(self, now: float, until: float) -> int:
         """The most processors free at any time of ``[now, until)`` (-1 if empty)."""
@@ -221,6 +250,17 @@ def _key(request: Any) -> Any:
     except TypeError:
         return repr(request)
     return request
+
+
+def _to_bits(mask: np.ndarray) -> int:
+    """A boolean node mask as the bits of an integer (bit ``i``: node ``i``)."""
+    return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
+
+
+def _from_bits(bits: int, size: int) -> np.ndarray:
+    """The boolean node mask of the bits of ``bits``."""
+    raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=size, bitorder="little").view(bool)
 
 
 class _Backfilling(Policy):
@@ -601,6 +641,7 @@ class Conservative(_Backfilling):
         self._retry = False
         self._retried: float | None = None
         self._profile: FreeProfile | None = None
+        self._bits: dict[int, int] = {}  # reserved nodes of each reservation, as bits (node sets)
         #: Jobs whose reservation had to move later: a job overran its estimate, or (on allocators
         #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
         #: allocator could not be steered to the reserved nodes when the time came.
@@ -668,14 +709,17 @@ class Conservative(_Backfilling):
     def _reserve(self, res: Reservation, push: bool = True) -> None:
         jid = res.job.id
         self.reservations[jid] = res
-        self._profile.change(res.start, res.end, -self._info[jid][0])
+        bits = 0 if res.nodes is None else _to_bits(res.nodes)
+        if bits:
+            self._bits[jid] = bits
+        self._profile.change(res.start, res.end, -self._info[jid][0], bits)
         if push:
             heapq.heappush(self._due, (res.start, self._arrival[jid], next(self._tie), res))
 
     def _unreserve(self, jid: int) -> Reservation | None:
         res = self.reservations.pop(jid, None)
         if res is not None:
-            self._profile.change(res.start, res.end, self._info[jid][0])
+            self._profile.change(res.start, res.end, self._info[jid][0], self._bits.pop(jid, 0))
         return res
 
     def _top(self) -> Reservation | None:
@@ -720,61 +764,47 @@ class Conservative(_Backfilling):
             prev = self.reservations.get(job.id)
             if prev is None or prev.start <= now or profile.peak(now, prev.start) < info[job.id][0]:
                 continue
-            self._unreserve(job.id)
-            new = self._find(job, now, prev.start)
-            if new is None:
-                if self._still_valid(prev, now):
-                    self._reserve(prev, push=False)
-                    continue
-                new = self._find(job, now)
-            self._moved(job, prev, new)
+            # an earlier start, looked for with the job's own reservation (from prev.start on) left
+            # out; if there is none it stays where it is (an early end and earlier moves only freed
+            # room, they never took its)
+            new = self._find(job, now, prev.start, mine=True)
+            if new is not None:
+                self._unreserve(job.id)
+                self._moved(job, prev, new)
 
-    def _find(self, job: Job, now: float, limit: float = math.inf) -> Reservation | None:
+    def _find(self, job: Job, now: float, limit: float = math.inf, mine: bool = False) -> Reservation | None:
         """The earliest reservation for ``job`` starting before ``limit`` (None if there is none
-        before a finite ``limit``)."""
+        before a finite ``limit``); ``mine``: the job holds a reservation starting at ``limit``,
+        which is not counted."""
         if self.counting:
             n, est, _ = self._info[job.id]
-            t = self._profile.first(n, est, now, limit)
+            t = self._profile.first(n, est, now, limit, n if mine else 0)
             if t is None:
                 if limit == math.inf:
                     raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
                 return None
             return Reservation(job, t, t + est, None, -1)
-        return self._find_nodes(job, now, limit)
+        return self._find_nodes(job, now, limit, mine)
 
-    def _find_nodes(self, job: Job, now: float, limit: float) -> Reservation | None:
+    def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False) -> Reservation | None:
         n, est, _ = self._info[job.id]
-        others = [r for r in self.reservations.values() if r.job.id != job.id]
-        rises = {e if e > now else now for e, _, _, _ in self._ends}
-        rises.update(r.end for r in others)
-        alloc, ready = self.allocator, self._ready
-        for t in self._profile.starts(n, est, now, limit):  # the times the processor counts allow
-            if t != now and t not in rises:
-                continue  # the profile steps down here: a start just before did no worse
-            stop = t + est
+        profile, alloc, ready, ends = self._profile, self.allocator, self._ready, self._ends
+        own = self._bits.get(job.id, 0) if mine else 0
+        for t in profile.starts(n, est, now, limit, n if mine else 0):  # the times the counts allow
+            if t != now and not profile.rises(t):
+                i = bisect.bisect_left(ends, (t, -1))
+                if i == len(ends) or ends[i][0] != t:
+                    continue  # nothing is freed here: a start just before did no worse
             free = ready <= t
-            for r in others:
-                if r.start < stop and t < r.end:
-                    free &= ~r.nodes
+            taken = profile.held_over(t, t + est, limit, own)
+            if taken:
+                free &= ~_from_bits(taken, alloc.size)
             nodes = alloc.place_in(job.request, free)
             if nodes is not None:
-                return Reservation(job, t, stop, self._mask(nodes))
+                return Reservation(job, t, t + est, self._mask(nodes))
         if limit == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
         return None
-
-    def _still_valid(self, res: Reservation | None, now: float) -> bool:
-        """Whether ``res`` (not in :attr:`reservations`) still fits given the running jobs'
-        expected ends and the other reservations."""
-        if res is None or res.start < now:
-            return False
-        if res.nodes is None:
-            return False  # the counting search is exact: a valid slot would have been found
-        for end, held in self._ordered_running(now):
-            if end > res.start and res.nodes[held.alloc.nodes].any():
-                return False
-        return not any(r.start < res.end and res.start < r.end and (r.nodes & res.nodes).any()
-                       for r in self.reservations.values())
 
     # -- starting -----------------------------------------------------------------------------------
     def _start_due(self, now: float) -> list[Action]:
@@ -792,12 +822,8 @@ class Conservative(_Backfilling):
                 if res.nodes is None:
                     got = alloc.allocate(job.request)
                 else:
-                    stop = now + est
-                    avoid = np.zeros(alloc.size, dtype=bool)
-                    for r in self.reservations.values():
-                        if r is not res and r.start < stop and now < r.end:
-                            avoid |= r.nodes
-                    got = alloc.allocate_avoiding(job.request, avoid)
+                    others = self._profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
+                    got = alloc.allocate_avoiding(job.request, _from_bits(others, alloc.size))
                     if got is None:
                         got = self._allocate_exactly(alloc, job.request, res.nodes)
             if got is None:
@@ -807,8 +833,9 @@ class Conservative(_Backfilling):
                 continue
             del self.reservations[job.id]
             del self._waiting[job.id]
-            if res.start != now:  # the reservation's interval becomes the running job's
-                self._profile.change(res.start, res.end, n)
+            bits = self._bits.pop(job.id, 0)
+            if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes
+                self._profile.change(res.start, res.end, n, bits)
                 self._profile.change(now, now + est, -n)
             actions.append(self._launch(job, got, now))
         if self._blocked and not self.running and self._retried != now:
