@@ -271,6 +271,21 @@ class Allocator(ABC):
             for h in held:
                 self.release(h)
 
+    def covers(self, failed: Any, request: Any) -> bool:
+        """Whether ``request`` certainly finds no placement wherever ``failed`` found none: on any set
+        of free nodes, ``allocate`` (and :meth:`place_in`) cannot place ``request`` if they could
+        not place ``failed``. Schedulers use it to skip requests once a smaller one has failed.
+        This generic default knows only that a request covers itself (after validation);
+        allocators whose recognised regions nest (a free region for a larger request contains one
+        for a smaller) override it.
+
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(4)); b.covers(2, 3), b.covers(3, 2)
+        (True, False)
+        """
+        return self.validate(failed) == self.validate(request)
+
     def place_in(self, request: Any, free: np.ndarray) -> np.ndarray | None:
         """What-if: the node ids (ascending) of a placement of ``request`` that this allocator
         recognises and that lies entirely on nodes marked in ``free`` (a boolean mask over node

@@ -273,6 +273,11 @@ class DHCTree(Allocator):
         self.weights.add(node)
         return node.size, node, node.node_ids(), node.size
 
+    def covers(self, failed: int, request: int) -> bool:
+        """A partition level covers the levels above it: a free partition contains free ones of
+        every lower level (:meth:`Allocator.covers`)."""
+        return self.request_size(request) >= self.request_size(failed)
+
     def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
         """The leftmost partition of the job's level, trees in forest order, whose processors are
         all marked in ``free`` (first fit; under ``"weight"`` assignment the allocator itself

@@ -58,6 +58,10 @@ class FlatPool(Allocator):
         twin._is_free = self._is_free.copy()
         return twin
 
+    def covers(self, failed: int, request: int) -> bool:
+        """More processors than a count that failed also fail (:meth:`Allocator.covers`)."""
+        return self.validate(request) >= self.validate(failed)
+
     def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
         """The ``n`` lowest ids marked in ``free`` (:meth:`Allocator.place_in`). O(P)."""
         n = self.validate(request)

@@ -32,7 +32,9 @@ The machine draws a machine from the given strategy, then runs random ``allocate
   touches no avoided node;
 * ``place_in`` on a random free mask changes nothing, returns a placement exactly when the oracle
   finds one on that mask (and when the generic default does), and what it returns is a region the
-  oracle recognises, inside the mask, of the request's size.
+  oracle recognises, inside the mask, of the request's size;
+* ``covers(failed, request)``: when it says so, ``request`` finds no placement on a free mask on
+  which ``failed`` found none.
 
 Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
 ``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
@@ -602,6 +604,20 @@ class AllocatorMachine(RuleBasedStateMachine):
                 only = np.zeros(a.size, dtype=bool)
                 only[got] = True
                 assert self._oracle(a, only.reshape(shape), request), f"{got.tolist()} is not a recognised region"
+
+    @rule(data=st.data())
+    def covers_is_sound(self, data: st.DataObject) -> None:
+        a = self.allocator
+        failed = data.draw(requests(a), label="failed request")
+        request = data.draw(requests(a), label="request")
+        assert a.covers(failed, failed), f"{failed!r} does not cover itself"
+        if not a.covers(failed, request):
+            return
+        free = self._random_mask(data, "free")
+        if a.place_in(failed, free) is None:
+            assert a.place_in(request, free) is None, (
+                f"{request!r} is covered by {failed!r} but placed where it is not:\n{free.reshape(a.occupancy.shape)}"
+            )
 
     @rule(data=st.data())
     def fold(self, data: st.DataObject) -> None:

@@ -143,6 +143,15 @@ class ZhuAllocator(MeshAllocator):
         pad[:, 1:-1] = free
         return int.from_bytes(np.packbits(pad, bitorder="little").tobytes(), "little")
 
+    def covers(self, failed: tuple[int, int], request: tuple[int, int]) -> bool:
+        """Perfect recognition: a ``w' x h'`` submesh with ``w' >= w``, ``h' >= h`` contains a
+        ``w x h`` one, so a request as wide and as high as one that failed fails too (with
+        ``rotate``, in either orientation: the failed request failed turned as well;
+        :meth:`~topoalloc.Allocator.covers`)."""
+        w, h = self.validate(failed)
+        rw, rh = self.validate(request)
+        return (rw >= w and rh >= h) or (self.rotate and rw >= h and rh >= w)
+
     def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
         """The first-fit submesh (first base in row-major order, turned if ``rotate`` and only then)
         whose nodes are all marked in ``free``: perfect recognition, so one exists exactly when

@@ -169,6 +169,11 @@ class Buddy2D(MeshAllocator):
             a |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1)
         return np.sort(a)
 
+    def covers(self, failed: tuple[int, int], request: tuple[int, int]) -> bool:
+        """A square covers every larger one: a free aligned square contains free aligned squares of
+        every smaller side (:meth:`~topoalloc.Allocator.covers`)."""
+        return _side(self.validate(request)) >= _side(self.validate(failed))
+
     def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
         """The aligned ``s x s`` block with the least Z-order address whose nodes are all marked in
         ``free`` (the allocator's own rule on that free set; :meth:`Allocator.place_in`). O(MN)."""
