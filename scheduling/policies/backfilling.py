@@ -427,6 +427,7 @@ class EASY(_Backfilling):
         self._res: Reservation | None = None
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
+        self._failed_requests: list = []  # those requests (the allocator says which others they cover)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
 
     def on_arrival(self, job: Job, now: float) -> None:
@@ -459,6 +460,7 @@ class EASY(_Backfilling):
         if moved:
             self._res = None
             self._failed.clear()
+            self._failed_requests.clear()
             self._failed_off.clear()
         if not queue:
             self._scanned = 0
@@ -473,14 +475,13 @@ class EASY(_Backfilling):
         alloc = self.allocator
         info = self._info
         if first == 0:
-            failed = self._failed
             while queue:
                 n, _, key = info[queue[0].id]
-                if n > alloc.free or key in failed:
+                if n > alloc.free or self._known_to_fail(key, queue[0].request):
                     break
                 got = alloc.allocate(queue[0].request)
                 if got is None:
-                    failed.add(key)
+                    self._fails(key, queue[0].request)
                     break
                 actions.append(self._launch(queue.popleft(), got, now))
                 self._res = None  # a new head
@@ -496,6 +497,21 @@ class EASY(_Backfilling):
                 del rest[i]
             self.queue = deque(rest)
         return actions
+
+    def _known_to_fail(self, key: Any, request: Any) -> bool:
+        """Whether ``request`` has no placement now: it, or a request that covers it
+        (:meth:`topoalloc.Allocator.covers`), found none since the last release."""
+        if key in self._failed:
+            return True
+        cover = self.allocator.covers
+        if any(cover(f, request) for f in self._failed_requests):
+            self._failed.add(key)
+            return True
+        return False
+
+    def _fails(self, key: Any, request: Any) -> None:
+        self._failed.add(key)
+        self._failed_requests.append(request)
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res
@@ -534,13 +550,13 @@ class EASY(_Backfilling):
     def _backfill_nodes(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
         info = self._info
-        failed, failed_off = self._failed, self._failed_off
+        failed_off = self._failed_off
         shadow = -math.inf
         reserved = None
         started: list[int] = []  # queue positions
         for i, job in enumerate(itertools.islice(self.queue, first, None), first):
             n, est, key = info[job.id]
-            if n > alloc.free or key in failed:
+            if n > alloc.free or self._known_to_fail(key, job.request):
                 continue
             if shadow == -math.inf:
                 res = self._head_reservation(now)
@@ -548,7 +564,7 @@ class EASY(_Backfilling):
             if now + est <= shadow:
                 got = alloc.allocate(job.request)
                 if got is None:
-                    failed.add(key)
+                    self._fails(key, job.request)
                     continue
             else:
                 if key in failed_off:
@@ -642,6 +658,10 @@ class Conservative(_Backfilling):
         self._retried: float | None = None
         self._profile: FreeProfile | None = None
         self._bits: dict[int, int] = {}  # reserved nodes of each reservation, as bits (node sets)
+        # start time t -> [(request, d)]: no placement on a set of nodes holding every node free by t
+        # and reserved at no time of [t, t + d); valid until something frees nodes
+        self._nofit: dict[float, list[tuple[Any, float]]] = {}
+        self._ready_bits: dict[float, int] = {}  # t -> nodes expected free by t (bits), this decision
         #: Jobs whose reservation had to move later: a job overran its estimate, or (on allocators
         #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
         #: allocator could not be steered to the reserved nodes when the time came.
@@ -686,6 +706,8 @@ class Conservative(_Backfilling):
             if top is None or top.start > now:
                 return []  # a timer for a reservation that has moved since
         self._retry = False
+        self._nofit.clear()
+        self._ready_bits.clear()
         self._profile.trim(now)
         overrun = bool(self._ends) and self._ends[0][0] < now  # a running job is past its estimate
         if overrun or self._held_up:
@@ -718,6 +740,15 @@ class Conservative(_Backfilling):
 
     def _unreserve(self, jid: int) -> Reservation | None:
         res = self.reservations.pop(jid, None)
+        if res is not None and self._nofit:
+            # its nodes are free over [start, end) now: forget the failures over windows meeting that
+            a, b = res.start, res.end
+            for t in [t for t in self._nofit if t < b]:
+                kept = [(f, d) for f, d in self._nofit[t] if t + d <= a]
+                if kept:
+                    self._nofit[t] = kept
+                else:
+                    del self._nofit[t]
         if res is not None:
             self._profile.change(res.start, res.end, self._info[jid][0], self._bits.pop(jid, 0))
         return res
@@ -788,20 +819,28 @@ class Conservative(_Backfilling):
 
     def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False) -> Reservation | None:
         n, est, _ = self._info[job.id]
-        profile, alloc, ready, ends = self._profile, self.allocator, self._ready, self._ends
+        profile, alloc, ready, ends, nofit = self._profile, self.allocator, self._ready, self._ends, self._nofit
         own = self._bits.get(job.id, 0) if mine else 0
+        request = job.request
         for t in profile.starts(n, est, now, limit, n if mine else 0):  # the times the counts allow
             if t != now and not profile.rises(t):
                 i = bisect.bisect_left(ends, (t, -1))
                 if i == len(ends) or ends[i][0] != t:
                     continue  # nothing is freed here: a start just before did no worse
-            free = ready <= t
+            # the nodes looked at hold none reserved over [t, t + span) (the job's own reservation,
+            # when left out, starts at the limit)
+            span = min(est, limit - t) if own else est
+            failed = nofit.get(t)
+            if failed and any(d <= span and alloc.covers(f, request) for f, d in failed):
+                continue  # a request covering it found no placement at t on a superset of these nodes
+            free = self._ready_bits.get(t)
+            if free is None:
+                free = self._ready_bits[t] = _to_bits(ready <= t)
             taken = profile.held_over(t, t + est, limit, own)
-            if taken:
-                free &= ~_from_bits(taken, alloc.size)
-            nodes = alloc.place_in(job.request, free)
+            nodes = alloc.place_in(request, _from_bits(free & ~taken, alloc.size))
             if nodes is not None:
                 return Reservation(job, t, t + est, self._mask(nodes))
+            nofit.setdefault(t, []).append((request, est))
         if limit == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
         return None
