@@ -290,6 +290,8 @@ class _Backfilling(Policy):
     def bind(self, allocator: Allocator) -> None:
         super().bind(allocator)
         self._counting = getattr(allocator, "recognition", "") == "any"
+        # whether the allocator knows more about covering requests than equality
+        self._dominance = type(allocator).covers is not Allocator.covers
         if not self._counting:
             self._ready = np.full(allocator.size, -math.inf)
 
@@ -503,15 +505,19 @@ class EASY(_Backfilling):
         (:meth:`topoalloc.Allocator.covers`), found none since the last release."""
         if key in self._failed:
             return True
-        cover = self.allocator.covers
-        if any(cover(f, request) for f in self._failed_requests):
-            self._failed.add(key)
-            return True
+        if self._failed_requests:
+            cover = self.allocator.covers
+            if any(cover(f, request) for f in self._failed_requests):
+                self._failed.add(key)
+                return True
         return False
 
     def _fails(self, key: Any, request: Any) -> None:
         self._failed.add(key)
-        self._failed_requests.append(request)
+        if self._dominance:  # keep the failed requests no other failed one covers
+            cover = self.allocator.covers
+            self._failed_requests = [f for f in self._failed_requests if not cover(request, f)]
+            self._failed_requests.append(request)
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res

@@ -157,31 +157,38 @@ class Buddy2D(MeshAllocator):
                 best_addr, best_order = top, j
         return None if best_addr < 0 else (best_addr, best_order)
 
-    def _aligned_free(self, free: np.ndarray, s: int) -> np.ndarray:
-        """Z-order addresses of the aligned ``s x s`` blocks whose nodes are all marked in the
-        ``(height, width)`` mask ``free``, ascending."""
+    def _least_aligned(self, free: np.ndarray, s: int) -> int | None:
+        """The least Z-order address of an aligned ``s x s`` block whose nodes are all marked in the
+        ``(height, width)`` mask ``free``, or ``None``."""
         n = self.width // s
-        ok = free.reshape(n, s, n, s).all(axis=(1, 3))
-        by, bx = np.nonzero(ok)
-        x, y = bx * s, by * s
-        a = np.zeros(len(x), dtype=np.int64)
-        for i in range(self.order):
-            a |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1)
-        return np.sort(a)
+        ok = free.reshape(n, s, n, s).all(axis=(1, 3)).ravel()
+        if not ok.any():
+            return None
+        return int(self._block_addresses(s)[ok].min())
 
-    def covers(self, failed: tuple[int, int], request: tuple[int, int]) -> bool:
-        """A square covers every larger one: a free aligned square contains free aligned squares of
-        every smaller side (:meth:`~topoalloc.Allocator.covers`)."""
-        return _side(self.validate(request)) >= _side(self.validate(failed))
+    def _block_addresses(self, s: int) -> np.ndarray:
+        """Z-order addresses of the aligned ``s x s`` blocks, in row-major block order (cached)."""
+        cache = self.__dict__.setdefault("_addresses", {})
+        found = cache.get(s)
+        if found is None:
+            n = self.width // s
+            by, bx = np.divmod(np.arange(n * n), n)
+            x, y = bx * s, by * s
+            found = np.zeros(n * n, dtype=np.int64)
+            for i in range(self.order):
+                found |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1)
+            found.flags.writeable = False
+            cache[s] = found
+        return found
 
     def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
         """The aligned ``s x s`` block with the least Z-order address whose nodes are all marked in
         ``free`` (the allocator's own rule on that free set; :meth:`Allocator.place_in`). O(MN)."""
         s = _side(self.validate(request))
-        found = self._aligned_free(np.asarray(free, dtype=bool).reshape(self.height, self.width), s)
-        if not len(found):
+        found = self._least_aligned(np.asarray(free, dtype=bool).reshape(self.height, self.width), s)
+        if found is None:
             return None
-        x, y = self._coords(int(found[0]))
+        x, y = self._coords(found)
         return self._ids[y : y + s, x : x + s].ravel()
 
     def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
@@ -190,10 +197,9 @@ class Buddy2D(MeshAllocator):
         node. O(MN) plus the split."""
         s = _side(self.validate(request))
         k = s.bit_length() - 1
-        found = self._aligned_free(~(self.busy | np.asarray(avoid, dtype=bool).reshape(self.height, self.width)), s)
-        if not len(found):
+        a = self._least_aligned(~(self.busy | np.asarray(avoid, dtype=bool).reshape(self.height, self.width)), s)
+        if a is None:
             return None
-        a = int(found[0])
         for j in range(k, self.order + 1):  # the maximal free block holding it
             top = a & ~((1 << (2 * j)) - 1)
             if top in self._sets[j]:
