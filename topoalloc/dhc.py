@@ -230,6 +230,7 @@ class DHCTree(Allocator):
                 avail[i] = h - (i.bit_length() - 1)
             self._avail.append(avail)
             self._taken.append([False] * (2 << h))
+        self._is_free = np.ones(topology.size, dtype=bool)  # per processor, for the what-if searches
 
     def __repr__(self) -> str:
         return f"DHCTree({self.topology!r}, assignment={self.assignment!r})"
@@ -269,6 +270,7 @@ class DHCTree(Allocator):
         node = TreeNode(t, level, i - (1 << (h - level)), self.offsets[t], h)
         self._taken[t][i] = True
         self._avail[t][i] = -1
+        self._is_free[node.start : node.stop] = False
         self._update(t, i >> 1)
         self.weights.add(node)
         return node.size, node, node.node_ids(), node.size
@@ -300,20 +302,14 @@ class DHCTree(Allocator):
             return super().allocate_avoiding(request, avoid)
         level = (self.validate(request) - 1).bit_length()
         s = 1 << level
-        avoid = np.asarray(avoid, dtype=bool)
+        usable = self._is_free & ~np.asarray(avoid, dtype=bool)  # a partition all free is grantable
         for t, (h, off) in enumerate(zip(self.heights, self.offsets, strict=True)):
             if self._avail[t][1] < level:
                 continue
-            taken = self._taken[t]
-            inside = np.zeros(1, dtype=bool)  # per node of a level: inside a granted partition
-            for lo in (1 << i for i in range(h - level)):  # heap indices of the levels above
-                inside = np.repeat(inside | np.fromiter(taken[lo : 2 * lo], dtype=bool, count=lo), 2)
-            first = 1 << (h - level)  # heap index of the level's leftmost partition
-            whole = np.fromiter(self._avail[t][first : 2 * first], dtype=np.int64, count=first) == level
-            ok = whole & ~inside & ~avoid[off : off + (1 << h)].reshape(-1, s).any(axis=1)
+            ok = usable[off : off + (1 << h)].reshape(-1, s).all(axis=1)
             j = int(ok.argmax())
             if ok[j]:
-                return self._register(*self._take(t, first + j, level))
+                return self._register(*self._take(t, (1 << (h - level)) + j, level))
         return None
 
     def _first_fit(self, level: int) -> tuple[int, int] | None:
@@ -367,6 +363,7 @@ class DHCTree(Allocator):
         node: TreeNode = allocation.placement
         t, i = node.tree, node.heap_index
         self._taken[t][i] = False
+        self._is_free[node.start : node.stop] = True
         self._avail[t][i] = node.level  # everything below was left fully free
         self._update(t, i >> 1)
         self.weights.remove(node)
@@ -381,6 +378,7 @@ class DHCTree(Allocator):
         twin = self._shallow_clone()
         twin._avail = [a[:] for a in self._avail]
         twin._taken = [t[:] for t in self._taken]
+        twin._is_free = self._is_free.copy()
         twin.weights = self.weights.copy()
         return twin
 

@@ -195,6 +195,14 @@ class GrayCode(CubeAllocator):
         k = self.validate(request)
         if 1 << k > self._free:
             return None
+        if self.codes == 1:
+            start = self._first_avoiding(k, np.asarray(avoid, dtype=bool))
+            if start is None:
+                return None
+            nodes = self._block_nodes(self.orders[0], start, k)
+            self._mark(nodes, False)
+            base = int(nodes[0])
+            return self._register(k, Subcube(base, int(np.bitwise_or.reduce(nodes ^ base))), nodes, 1 << k)
         gfree = None
         while True:
             found = self._search(k, gfree)
@@ -210,6 +218,39 @@ class GrayCode(CubeAllocator):
         self._mark(nodes, False)
         base = int(nodes[0])
         return self._register(k, Subcube(base, int(np.bitwise_or.reduce(nodes ^ base))), nodes, 1 << k)
+
+    def _first_avoiding(self, k: int, avoid: np.ndarray) -> int | None:
+        """One code: the position of the first block, in the order successive placements take them
+        (each held as taken), that touches no avoided node. For ``k >= 1`` the placements pair up
+        the free half-blocks of every run of them from its left end (halves ``j, j + 1``, then
+        ``j + 2, j + 3``, ...), then the block wrapping from the last half to the first if both
+        are still free."""
+        order, flags = self.orders[0], self._gfree[0]
+        bad = avoid[order]
+        if k == 0:
+            ok = flags & ~bad
+            i = int(ok.argmax())
+            return i if ok[i] else None
+        half = 1 << (k - 1)
+        h = self._blocks_free(flags, half)
+        bad_half = bad.reshape(-1, half).any(axis=1)
+        count = len(h)
+        if count == 2:  # the whole cube
+            return 0 if h[0] and h[1] and not (bad_half[0] or bad_half[1]) else None
+        idx = np.arange(count)
+        run_start = np.maximum.accumulate(np.where(h & ~np.concatenate(([False], h[:-1])), idx, 0))
+        even = (idx - run_start) % 2 == 0
+        pair = np.zeros(count, dtype=bool)
+        pair[:-1] = h[:-1] & h[1:] & even[:-1]
+        good = pair.copy()
+        good[:-1] &= ~(bad_half[:-1] | bad_half[1:])
+        j = int(good.argmax())
+        if good[j]:
+            return j * half
+        last = count - 1
+        if h[last] and h[0] and even[last] and not pair[0] and not (bad_half[last] or bad_half[0]):
+            return last * half
+        return None
 
     def _place(self, k: int):
         if 1 << k > self._free:
