@@ -171,6 +171,14 @@ class FreeList(CubeAllocator):
         self._holes.append(i)
 
     def _place(self, k: int):
+        found = self._choose(k)
+        if found is None:
+            return None
+        self._take(*found)
+        return k, Subcube(*found), None, 1 << k
+
+    def _choose(self, k: int) -> tuple[int, int] | None:
+        """``(base, mask)`` of the ``k``-cube the best-fit rule takes, or ``None``."""
         t = self._top
         dims = self._dim[:t]
         fits = dims >= k
@@ -190,8 +198,37 @@ class FreeList(CubeAllocator):
             bit = rest & -rest
             amask |= bit
             rest ^= bit
-        self._take(mbase, amask)
-        return k, Subcube(mbase, amask), None, 1 << k
+        return mbase, amask
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`~topoalloc.Allocator.allocate_avoiding`: the same sequence of best-fit placements,
+        each rejected one taken from a copy of the store (no grants, and no regeneration of the
+        maximal cubes when they would be given back: the store is the set of maximal free cubes,
+        so the result is the same). When no free subcube at all stays off ``avoid``
+        (:meth:`place_in`, perfect recognition) the answer is ``None`` at once.
+        O(rejected placements x store)."""
+        if type(self) is not FreeList:
+            return super().allocate_avoiding(request, avoid)
+        k = self.validate(request)
+        avoid = np.asarray(avoid, dtype=bool)
+        usable = ~avoid
+        free = np.zeros(self._size, dtype=bool)
+        free[self.free_nodes()] = True
+        if self.place_in(k, free & usable) is None:
+            return None
+        work = self
+        while True:
+            found = work._choose(k)
+            if found is None:
+                return None
+            cube = Subcube(*found)
+            if not avoid[cube.node_ids()].any():
+                break
+            if work is self:
+                work = self.clone()
+            work._take(*found)
+        self._take(*found)
+        return self._register(k, cube, None, 1 << k)
 
     def _take(self, abase: int, amask: int) -> None:
         """Remove the cube (abase, amask) of free nodes from the store of maximal free cubes."""

@@ -49,10 +49,14 @@ class FirstFit(ZhuAllocator):
     def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
         """:meth:`~topoalloc.Allocator.allocate_avoiding`: the same sequence of first-fit
         placements, searched on a copy of the free mask in which each rejected submesh is marked
-        busy (no grants are made for them). O(MN (log w + log h) / 64) per rejected submesh."""
+        busy (no grants are made for them); ``None`` at once when no free submesh at all stays off
+        the avoided nodes. O(MN (log w + log h) / 64) per rejected submesh."""
         request = self.validate(request)
         avoid = np.asarray(avoid, dtype=bool).reshape(self.height, self.width)
         bits = self._free_bits()
+        off = bits & ~self._bits_of(avoid)
+        if all(self._first_in(off, w, h) is None for w, h in self._orientations(request)):
+            return None  # no free submesh at all stays off the avoided nodes
         while True:
             for w, h in self._orientations(request):
                 base = self._first_in(bits, w, h)
