@@ -4,6 +4,7 @@ the reservation guarantees on flat, cube, mesh and tree allocators."""
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 import math
@@ -15,7 +16,15 @@ from scheduling import Job, policies, simulate
 from scheduling.policies import EASY, Conservative
 from scheduling.policies.backfilling import clone_allocator
 from scheduling.workloads import TraceNotFoundError, load_swf, trace_path
-from topoalloc import Buddy, FlatPool
+from topoalloc import BestFit, Buddy, Buddy2D, DHCTree, FirstFit, FlatPool, FrameSliding, FreeList, GrayCode
+from topoalloc.testing import (
+    buddy_2d,
+    frame_positions,
+    gray_code_blocks,
+    perfect_subcube,
+    perfect_submesh,
+    tree_partitions,
+)
 from topologies import Flat, Hypercube, Mesh
 
 
@@ -388,24 +397,42 @@ def watch_heads(base, fits):
     return Watched
 
 
-def _mesh_allocator(width, height):
-    mesh_mod = pytest.importorskip("topoalloc.mesh")
-    return mesh_mod.FirstFit(Mesh(width, height))
+def fits_by(oracle):
+    """``fits(busy, request)`` from a :mod:`topoalloc.testing` oracle (brute-force recognition on a
+    free mask), for the allocator the case builds."""
+    def bind(allocator):
+        shape = np.asarray(allocator.occupancy).shape
+        return lambda busy, request: bool(oracle(allocator, ~busy.reshape(shape), request))
+    return bind
 
 
+def _same(fits):
+    return lambda allocator: fits
+
+
+#: case -> (allocator factory, topology for the requests (None: counts), fits(allocator) -> oracle,
+#: whether Conservative's reservations are exact there: placements of one request never overlap in
+#: part, and the allocator's own order off the other reservations finds a free reserved region)
 CASES = {
-    "flat": (lambda: FlatPool(Flat(64)), None, fits_flat),
-    "cube": (lambda: Buddy(Hypercube(6)), Hypercube(6), fits_buddy),
-    "mesh": (lambda: _mesh_allocator(8, 8), Mesh(8, 8), fits_mesh(8, 8)),
+    "flat": (lambda: FlatPool(Flat(64)), None, _same(fits_flat), True),
+    "cube": (lambda: Buddy(Hypercube(6)), Hypercube(6), _same(fits_buddy), True),
+    "mesh": (lambda: FirstFit(Mesh(8, 8)), Mesh(8, 8), _same(fits_mesh(8, 8)), False),
+    "buddy2d": (lambda: Buddy2D(Mesh(8, 8)), Mesh(8, 8), fits_by(buddy_2d), True),
+    "frame": (lambda: FrameSliding(Mesh(8, 8)), Mesh(8, 8), fits_by(frame_positions), True),
+    "bestfit": (lambda: BestFit(Mesh(8, 8)), Mesh(8, 8), fits_by(perfect_submesh), False),
+    "gray": (lambda: GrayCode(Hypercube(6)), Hypercube(6), fits_by(gray_code_blocks), False),
+    "freelist": (lambda: FreeList(Hypercube(6)), Hypercube(6), fits_by(perfect_subcube), False),
+    "dhc": (lambda: DHCTree(Flat(64)), Flat(64), fits_by(tree_partitions), True),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_easy_never_starts_the_head_later_than_fcfs_would(case):
-    make, topology, fits = CASES[case]
+    make, topology, fits, _ = CASES[case]
     jobs = synthetic(500 if case != "flat" else 1000, 64, 5, load=0.95, over=1.0, topology=topology)
-    policy = watch_heads(EASY, fits)()
-    result = simulate(make(), policy, jobs, jobs=None)
+    allocator = make()
+    policy = watch_heads(EASY, fits(allocator))()
+    result = simulate(allocator, policy, jobs, jobs=None)
     start = dict(zip(result.id.tolist(), result.start.tolist(), strict=True))
     assert len(policy.first) > 50
     for jid, t in policy.first.items():
@@ -416,7 +443,7 @@ def test_easy_never_starts_the_head_later_than_fcfs_would(case):
 def test_a_backfill_that_ignores_the_reserved_region_is_caught():
     """The oracle test above can fail: a variant that backfills anything that fits (no reservation)
     delays heads on the mesh."""
-    make, topology, fits = CASES["mesh"]
+    make, topology, fits, _ = CASES["mesh"]
     jobs = synthetic(500, 64, 5, load=0.95, over=1.0, topology=topology)
 
     class Greedy(EASY):
@@ -424,14 +451,15 @@ def test_a_backfill_that_ignores_the_reserved_region_is_caught():
             res = super().reservation(job, now)
             return type(res)(res.job, math.inf, math.inf, np.zeros_like(res.nodes))
 
+    allocator = make()
     with pytest.raises(AssertionError, match="delayed"):
-        simulate(make(), watch_heads(Greedy, fits)(), jobs, jobs=None)
+        simulate(allocator, watch_heads(Greedy, fits(allocator))(), jobs, jobs=None)
 
 
-@pytest.mark.parametrize("case", ["flat", "cube", "mesh"])
+@pytest.mark.parametrize("case", list(CASES))
 def test_easy_with_inexact_estimates_keeps_the_heads_reservation(case):
     """With estimates above the run times the bound is the reservation computed from the estimates."""
-    make, topology, _ = CASES[case]
+    make, topology, _, _ = CASES[case]
     jobs = synthetic(400, 64, 6, load=0.95, over=3.0, topology=topology)
 
     class Recorded(EASY):
@@ -458,11 +486,12 @@ def test_easy_with_inexact_estimates_keeps_the_heads_reservation(case):
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("over", [1.0, 3.0])
 def test_conservative_never_starts_a_job_after_its_arrival_reservation(case, over):
-    """Exact on flat machines and buddy cubes (placements of one request never overlap in part, so
-    the allocator can always be steered to the reserved block); on a first-fit mesh a job can be
-    displaced (listed in ``policy.displaced``), and no other job is ever late."""
-    make, topology, _ = CASES[case]
-    n = {"flat": 600, "cube": 200, "mesh": 200}[case] if over == 1.0 else {"flat": 600, "cube": 100, "mesh": 100}[case]
+    """Exact where placements of one request never overlap in part (flat, buddy cubes and squares,
+    frames, tree partitions: the allocator's own order off the other reservations finds the free
+    reserved region or another); elsewhere a job can be displaced (listed in ``policy.displaced``),
+    and no other job is ever late."""
+    make, topology, _, exact = CASES[case]
+    n = 600 if case == "flat" else 200 if over == 1.0 else 100
     jobs = synthetic(n, 64, 7, load=0.95, over=over, topology=topology)
 
     class Recorded(Conservative):
@@ -482,16 +511,16 @@ def test_conservative_never_starts_a_job_after_its_arrival_reservation(case, ove
     result = simulate(make(), policy, jobs, jobs=None)
     start = dict(zip(result.id.tolist(), result.start.tolist(), strict=True))
     late = {j for j, t in policy.promised.items() if start[j] > t}
-    if case == "mesh":
-        assert late <= set(policy.displaced) and len(policy.displaced) <= 0.05 * n
-    else:
+    if exact:
         assert not late and not policy.displaced
+    else:
+        assert late <= set(policy.displaced) and len(policy.displaced) <= 0.05 * n
     assert sum(start[j.id] > j.arrival for j in jobs) > n // 4  # jobs did wait for reservations
     assert backfilled(jobs, result) > 10
 
 
 def test_conservative_reservations_never_overlap_on_a_mesh():
-    make, topology, _ = CASES["mesh"]
+    make, topology, _, _ = CASES["mesh"]
     jobs = synthetic(150, 64, 8, load=1.0, over=2.0, topology=topology)
 
     class Checked(Conservative):
@@ -616,3 +645,43 @@ def test_zero_length_jobs_hold_nothing(name):
     cube_jobs = [Job(j.id, j.arrival, {4: 2, 2: 1}[j.request], j.runtime, estimate=j.estimate) for j in jobs]
     cube = simulate(Buddy(Hypercube(2)), name, cube_jobs, jobs=None)
     assert cube.start.tolist() == flat.start.tolist()
+
+
+@pytest.mark.parametrize("case", ["flat", "cube", "mesh", "dhc"])
+def test_conservative_profile_matches_its_reservations(case):
+    """The free-processor profile Conservative keeps up to date (and, on node sets, the reserved
+    nodes per step) equals the one recomputed from scratch from the running jobs' expected ends and
+    the reservations, after every decision, through compressions and overruns."""
+    make, topology, _, _ = CASES[case]
+    jobs = synthetic(250 if case == "flat" else 120, 64, 11, load=0.95, over=3.0, topology=topology)
+    rng = np.random.default_rng(1)
+    jobs = [Job(j.id, j.arrival, j.request, j.runtime, estimate=float(np.ceil(j.estimate * rng.uniform(0.4, 1.0))),
+                size=j.size) for j in jobs]  # some run past their estimates
+    checked = []
+
+    class Checked(Conservative):
+        def decide(self, now):
+            out = super().decide(now)
+            P = self.allocator.size
+            ends = [(max(h.end, now), h.size) for h in self.running.values()]
+            res = [(r.start, r.end, self._info[j][0], r.nodes) for j, r in self.reservations.items()]
+            points = sorted({now, *self.profile.times[1:], *(e for e, _ in ends), *(x for r in res for x in r[:2])})
+            for u in (u for u in points if u >= now):
+                free = P - sum(n for e, n in ends if u < e) - sum(n for s, e, n, _ in res if s <= u < e)
+                held = np.zeros(P, dtype=bool)
+                for s, e, _, nodes in res:
+                    if nodes is not None and s <= u < e:
+                        held |= nodes
+                i = bisect.bisect_right(self.profile.times, u) - 1
+                assert self.profile.free[i] == free, f"free processors at {u} (decided at {now})"
+                if not self.counting:
+                    mine = np.unpackbits(np.frombuffer(self.profile.held[i].to_bytes((P + 7) // 8, "little"),
+                                                       dtype=np.uint8), count=P, bitorder="little").view(bool)
+                    assert (mine == held).all(), f"reserved nodes at {u} (decided at {now})"
+            checked.append(now)
+            return out
+
+    policy = Checked()
+    result = simulate(make(), policy, jobs, jobs=None)
+    assert len(result) == len(jobs) and len(checked) > len(jobs)
+    assert sum(j.runtime > j.estimate for j in jobs) > len(jobs) // 8
