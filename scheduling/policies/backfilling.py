@@ -7,21 +7,22 @@ job's run time when it has none). They work on **every** allocator, not only
 
 **How a reservation is represented.** A reservation is a start time plus the *node set* the job
 would get then, found by asking the allocator itself. The policy knows, for every node, when it is
-expected to be free (now, or the expected end, start + estimate, of the running job holding it);
-at each of those times in turn, from now on, it asks the allocator whether it recognises a
-placement for the job on the nodes free by then (:meth:`topoalloc.Allocator.place_in`, a what-if
-on a node mask that allocates nothing): the first time it does is the reservation's *shadow
-time*, that placement's nodes are the *reserved nodes*. (It is what releasing the running jobs in
-order of expected end on a copy of the allocator and trying the job after each end would find,
-without the copy.) A job that would otherwise have to wait may start now (be *backfilled*) only if
-its allocation (the one the real allocator gives it now) either ends, by its estimate, no later
-than the shadow time, or does not touch the reserved nodes. So on a mesh or a cube a backfilled
-job never takes the region the head's reservation needs, whatever the allocator's placement rule:
-at the shadow time the reserved nodes are free (every running job expected to end by then has
-ended, every backfilled job has ended or stayed off them), so an allocator whose success depends
-only on which nodes are free, and which never places a request on fewer free nodes that it could
-not place on more (all of :mod:`topoalloc`), places the head then, if not earlier. A candidate
-that would run past the shadow time takes the first of the allocator's placements, in the
+expected to be free (now, or the expected end, start + estimate, of the running job holding it); at
+each of those times in turn, from now on, it asks the allocator whether it recognises a placement
+for the job on the nodes free by then (:meth:`topoalloc.Allocator.place_in`, a what-if on a node
+mask that allocates nothing): the first time it does is the reservation's *shadow time*, that
+placement's nodes are the *reserved nodes*. (The shadow time is the one releasing the running jobs
+in order of expected end on a copy of the allocator and trying the job after each end would find,
+without the copy; the reserved nodes are a placement the allocator recognises then, its own choice
+where ``place_in`` follows its rule.) A job that would otherwise have to wait may start now (be
+*backfilled*) only if its allocation (the one the real allocator gives it now) either ends, by its
+estimate, no later than the shadow time, or does not touch the reserved nodes. So on a mesh or a
+cube a backfilled job never takes the region the head's reservation needs, whatever the allocator's
+placement rule: at the shadow time the reserved nodes are free (every running job expected to end
+by then has ended, every backfilled job has ended or stayed off them), so an allocator whose
+success depends only on which nodes are free, and which never places a request on fewer free nodes
+that it could not place on more (all of :mod:`topoalloc`), places the head then, if not earlier. A
+candidate that would run past the shadow time takes the first of the allocator's placements, in the
 allocator's own order, that stays off the reserved nodes
 (:meth:`topoalloc.Allocator.allocate_avoiding`: the placements the allocator offers one after
 another while the rejected ones are held; the policy sees only placements the allocator offers).
@@ -51,16 +52,20 @@ Guarantees (with estimates that are upper bounds of the run times):
   have no such bound (a backfilled job can delay the jobs behind the head).
 * ``Conservative``: no job starts later than the reservation it got on arrival (reservations are
   only ever moved earlier), so a job is never delayed by any job that arrived after it. This is
-  exact on counting allocators and on buddy allocators (placements of one request never overlap
-  in part, so the allocator can always be steered to the reserved block); on allocators whose
-  placements can overlap in part (Zhu's first fit on a mesh) a job whose reserved region the
-  allocator cannot be steered to is re-reserved and listed in :attr:`Conservative.displaced`.
+  exact on counting allocators and where placements of one request never overlap in part (buddy
+  cubes and squares, frames, tree partitions: when its time comes, the allocator's own order off
+  the other reservations finds the reserved region or another free one); on allocators whose
+  placements can overlap in part (Zhu's first and best fit on a mesh, Gray codes, the free list)
+  a job whose reserved region the allocator cannot be steered to is re-reserved and listed in
+  :attr:`Conservative.displaced`.
 
 **Cost.** The policies avoid the what-if work wherever its answer cannot have changed: a
 candidate is first checked against the free processor count (and, for Conservative, against a
-profile of free processor counts over time, :class:`FreeProfile`), requests that found no
-placement are not asked again until something is released, and reservations are kept across
-instants until a release, an overrun or a new head can have moved them.
+profile of free processor counts over time, :class:`FreeProfile`); requests that found no
+placement, and those they cover (:meth:`topoalloc.Allocator.covers`), are not asked again until
+something is freed; reservations are kept across instants until a release, an overrun or a new
+head can have moved them. None of this changes a decision: on ``FlatPool`` both policies equal
+from-scratch textbook implementations job for job (``tests/scheduling/test_backfilling.py``).
 """
 
 from __future__ import annotations
