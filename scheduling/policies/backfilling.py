@@ -526,7 +526,7 @@ class EASY(_Backfilling):
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res
-        if res is None:
+        if res is None or res.job is not self.queue[0]:
             res = self._res = self.reservation(self.queue[0], now)
             self._extra = res.extra
         return res
