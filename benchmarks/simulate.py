@@ -4,6 +4,7 @@
     python benchmarks/simulate.py --quick    # fewer jobs
     python benchmarks/simulate.py --target   # only the issue's target run (50,500 jobs, RSR-1, frame sliding)
     python benchmarks/simulate.py --backfill # FCFS / EASY / Conservative side by side on every allocator
+                                             # (--jobs N, --policies EASY,Conservative, --only NAME)
 
 Each case builds a fresh allocator, a seeded synthetic workload, and times ``simulate`` on one core.
 Other modules add cases by appending to ``CASES`` (name, allocator factory, policy, workload factory).
@@ -163,27 +164,31 @@ def _backfill_cases(count: int) -> list[tuple[str, Callable[[], Any], list]]:
     ]
 
 
-def backfill(count: int, repeats: int, only: str | None) -> None:
-    """FCFS, EASY and Conservative on the same allocator and jobs, timed side by side (median of
-    ``repeats`` runs each, interleaved), with EASY's and Conservative's time over FCFS's."""
+def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ...] = ("EASY", "Conservative")) -> None:
+    """FCFS and the backfilling ``policies`` on the same allocator and jobs, timed side by side in
+    one process (median of ``repeats`` runs each, interleaved), with each one's time over FCFS's."""
     import statistics
 
     print(f"# backfilling: {count:,} jobs per run, median of {repeats} runs; trace cases: {BACKFILL_TRACE} "
           f"sizes x8 rounded up to powers of two on 1,024 processors, recorded run times and estimates; "
           f"seed 002 cases: load 0.6, exact estimates")
-    print(f"{'case':32} {'FCFS s':>8} {'EASY s':>8} {'Cons. s':>8} {'EASY/FCFS':>10} {'Cons/FCFS':>10}")
+    short = {"EASY": "EASY", "Conservative": "Cons."}
+    print(f"{'case':32} {'FCFS s':>8}" + "".join(f" {short.get(p, p) + ' s':>8}" for p in policies)
+          + "".join(f" {short.get(p, p) + '/FCFS':>10}" for p in policies))
     for name, make, jobs in _backfill_cases(count):
         if only and only not in name:
             continue
-        times: dict[str, list[float]] = {"FCFS": [], "EASY": [], "Conservative": []}
+        times: dict[str, list[float]] = {p: [] for p in ("FCFS", *policies)}
         for _ in range(repeats):
             for policy in times:
                 alloc = make()
                 t0 = time.perf_counter()
                 simulate(alloc, policy, jobs, jobs=None)
                 times[policy].append(time.perf_counter() - t0)
-        f, e, c = (statistics.median(times[p]) for p in ("FCFS", "EASY", "Conservative"))
-        print(f"{name:32} {f:8.3f} {e:8.3f} {c:8.3f} {e / f:10.1f} {c / f:10.1f}", flush=True)
+        med = {p: statistics.median(ts) for p, ts in times.items()}
+        f = med["FCFS"]
+        print(f"{name:32} {f:8.3f}" + "".join(f" {med[p]:8.3f}" for p in policies)
+              + "".join(f" {med[p] / f:10.1f}" for p in policies), flush=True)
 
 
 def run_case(case: Case, load: float, jobs: int, warmup: int) -> tuple[float, dict]:
@@ -202,9 +207,12 @@ def main() -> None:
     ap.add_argument("--backfill", action="store_true",
                     help="FCFS / EASY / Conservative times and ratios on every allocator (4,000 jobs)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per policy in --backfill (median)")
+    ap.add_argument("--jobs", type=int, default=None, help="jobs per run in --backfill (default 4,000; --quick 1,000)")
+    ap.add_argument("--policies", default="EASY,Conservative", help="backfilling policies timed in --backfill")
     args = ap.parse_args()
     if args.backfill:
-        backfill(1_000 if args.quick else 4_000, args.repeats, args.only)
+        count = args.jobs or (1_000 if args.quick else 4_000)
+        backfill(count, args.repeats, args.only, tuple(p for p in args.policies.split(",") if p))
         return
     jobs, warmup = (5_500, 500) if args.quick else (50_500, 500)
     print(f"# {platform.python_implementation()} {platform.python_version()} on {platform.machine()}, "
