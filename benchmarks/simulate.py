@@ -3,6 +3,8 @@
     python benchmarks/simulate.py            # every case
     python benchmarks/simulate.py --quick    # fewer jobs
     python benchmarks/simulate.py --target   # only the issue's target run (50,500 jobs, RSR-1, frame sliding)
+    python benchmarks/simulate.py --backfill # FCFS / EASY / Conservative side by side on every allocator
+                                             # (--jobs N, --policies EASY,Conservative, --only NAME)
 
 Each case builds a fresh allocator, a seeded synthetic workload, and times ``simulate`` on one core.
 Other modules add cases by appending to ``CASES`` (name, allocator factory, policy, workload factory).
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduling import simulate
-from scheduling.workloads import CubeDims, Exponential, MeshSides, Synthetic, UniformCount
+from scheduling.workloads import CubeDims, Exponential, MeshSides, Squares, Synthetic, UniformCount
 from topologies import Flat, Hypercube, Mesh
 
 
@@ -75,7 +77,6 @@ CASES: list[Case] = [
 ]
 
 
-
 def _downey_workload(load: float) -> Any:
     from scheduling.workloads import Downey
 
@@ -107,6 +108,89 @@ CASES += [
 ]
 
 
+# -- backfilling at the speed of FCFS ----------------------------------------------------------------
+#: The trace of the cube / tree / flat backfilling cases (found through TOPOALLOC_TRACES).
+BACKFILL_TRACE = "SDSC-SP2-1998-4.2-cln"
+
+
+def sdsc_pow2_jobs(count: int) -> list:
+    """The first ``count`` jobs of SDSC-SP2 (a 128-processor IBM SP2) as a 1,024-processor workload
+    with power-of-two sizes: each job's processor count times 8, rounded up to a power of two (so
+    1..1,024), with its recorded submit time, run time and requested time (the estimate; about 6%
+    of the jobs run past it). Offered load about 0.75 on 1,024 processors. Requests are processor
+    counts; :func:`for_topology` turns them into subcube dimensions."""
+    from scheduling import Job
+    from scheduling.workloads import load_swf, trace_path
+
+    out = []
+    for j in load_swf(trace_path(BACKFILL_TRACE), machine_size=128, limit=count).jobs():
+        n = 1 << (8 * j.size - 1).bit_length()
+        out.append(Job(j.id, j.arrival, n, j.runtime, estimate=j.estimate, size=n))
+    return out
+
+
+def for_topology(jobs: list, topology: Any) -> list:
+    """``jobs`` with each request made ``topology.request_for(size)``."""
+    from scheduling import Job
+
+    return [Job(j.id, j.arrival, topology.request_for(j.size), j.runtime, estimate=j.estimate, size=j.size)
+            for j in jobs]
+
+
+def seed002_jobs(count: int, squares: bool, load: float = 0.6) -> list:
+    """Seed 002 §4.1 on a 32x32 mesh: Poisson arrivals at ``load``, exponential service of mean 5,
+    sides uniform on 1..32 (squares for the two-dimensional buddy); estimates exact."""
+    sizes = Squares(32) if squares else MeshSides(32, 32)
+    return Synthetic(sizes, Exponential(5.0), load=load, machine_size=1024).take(count, seed=1)
+
+
+def _backfill_cases(count: int) -> list[tuple[str, Callable[[], Any], list]]:
+    import topoalloc
+
+    cube, flat, mesh = Hypercube(10), Flat(1024), Mesh(32, 32)
+    trace = sdsc_pow2_jobs(count)
+    on_cube, on_flat = for_topology(trace, cube), for_topology(trace, flat)
+    sides, squares = seed002_jobs(count, False), seed002_jobs(count, True)
+    return [
+        ("Buddy 10-cube / trace", lambda: topoalloc.Buddy(cube), on_cube),
+        ("GrayCode 10-cube / trace", lambda: topoalloc.GrayCode(cube), on_cube),
+        ("FreeList 10-cube / trace", lambda: topoalloc.FreeList(cube), on_cube),
+        ("DHCTree 1024 / trace", lambda: topoalloc.DHCTree(flat), on_flat),
+        ("FlatPool 1024 / trace", lambda: topoalloc.FlatPool(flat), on_flat),
+        ("Buddy2D 32x32 / seed 002", lambda: topoalloc.Buddy2D(mesh), squares),
+        ("FrameSliding 32x32 / seed 002", lambda: topoalloc.FrameSliding(mesh), sides),
+        ("FirstFit 32x32 / seed 002", lambda: topoalloc.FirstFit(mesh), sides),
+        ("BestFit 32x32 / seed 002", lambda: topoalloc.BestFit(mesh), sides),
+    ]
+
+
+def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ...] = ("EASY", "Conservative")) -> None:
+    """FCFS and the backfilling ``policies`` on the same allocator and jobs, timed side by side in
+    one process (median of ``repeats`` runs each, interleaved), with each one's time over FCFS's."""
+    import statistics
+
+    print(f"# backfilling: {count:,} jobs per run, median of {repeats} runs; trace cases: {BACKFILL_TRACE} "
+          f"sizes x8 rounded up to powers of two on 1,024 processors, recorded run times and estimates; "
+          f"seed 002 cases: load 0.6, exact estimates")
+    short = {"EASY": "EASY", "Conservative": "Cons."}
+    print(f"{'case':32} {'FCFS s':>8}" + "".join(f" {short.get(p, p) + ' s':>8}" for p in policies)
+          + "".join(f" {short.get(p, p) + '/FCFS':>10}" for p in policies))
+    for name, make, jobs in _backfill_cases(count):
+        if only and only not in name:
+            continue
+        times: dict[str, list[float]] = {p: [] for p in ("FCFS", *policies)}
+        for _ in range(repeats):
+            for policy in times:
+                alloc = make()
+                t0 = time.perf_counter()
+                simulate(alloc, policy, jobs, jobs=None)
+                times[policy].append(time.perf_counter() - t0)
+        med = {p: statistics.median(ts) for p, ts in times.items()}
+        f = med["FCFS"]
+        print(f"{name:32} {f:8.3f}" + "".join(f" {med[p]:8.3f}" for p in policies)
+              + "".join(f" {med[p] / f:10.1f}" for p in policies), flush=True)
+
+
 def run_case(case: Case, load: float, jobs: int, warmup: int) -> tuple[float, dict]:
     alloc = case.allocator()
     work = case.workload(load)
@@ -120,7 +204,16 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="5,500 jobs per case instead of 50,500")
     ap.add_argument("--target", action="store_true", help="only FCFS+RSR-1+FrameSliding 32x32 at load 0.7")
     ap.add_argument("--only", default=None, help="run only cases whose name contains this text")
+    ap.add_argument("--backfill", action="store_true",
+                    help="FCFS / EASY / Conservative times and ratios on every allocator (4,000 jobs)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per policy in --backfill (median)")
+    ap.add_argument("--jobs", type=int, default=None, help="jobs per run in --backfill (default 4,000; --quick 1,000)")
+    ap.add_argument("--policies", default="EASY,Conservative", help="backfilling policies timed in --backfill")
     args = ap.parse_args()
+    if args.backfill:
+        count = args.jobs or (1_000 if args.quick else 4_000)
+        backfill(count, args.repeats, args.only, tuple(p for p in args.policies.split(",") if p))
+        return
     jobs, warmup = (5_500, 500) if args.quick else (50_500, 500)
     print(f"# {platform.python_implementation()} {platform.python_version()} on {platform.machine()}, "
           f"{jobs:,} jobs per run ({warmup} warm-up), seed 1")

@@ -7,6 +7,7 @@ places requests on it. Policies see only this surface: ``allocate``, ``release``
 
 from __future__ import annotations
 
+import copy
 import itertools
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
@@ -152,7 +153,10 @@ class Allocator(ABC):
         got = self._place(self.validate(request))
         if got is None:
             return None
-        granted, placement, nodes, count = got
+        return self._register(*got)
+
+    def _register(self, granted: Any, placement: Any, nodes: np.ndarray | None, count: int) -> Allocation:
+        """Record a region a subclass has just taken (what :meth:`_place` returns) as a live grant."""
         if nodes is None and isinstance(placement, Submesh):  # a Submesh needs the mesh width
             nodes = placement.node_ids(self.topology.width)
         aid = self._next_id
@@ -197,6 +201,147 @@ class Allocator(ABC):
         """Release every live grant."""
         for alloc in list(self._live.values()):
             self.release(alloc)
+
+    def clone(self) -> Allocator:
+        """An independent copy with the same free state and the same live grants, for what-if
+        questions ("where would this request go once these jobs have ended?").
+
+        The clone knows the original's grants: releasing a live :class:`Allocation` of the
+        original on the clone works (and changes only the clone). Grants the clone makes carry the
+        original's owner token and continue its id sequence, so they must never be released on the
+        original (nor the original's later grants on the clone). From the same state, the clone
+        and the original make the same placements for the same operations.
+
+        This generic default is a :func:`copy.deepcopy` that shares the topology and the
+        (immutable) allocations and re-creates ``numpy`` attributes that are views into another
+        attribute as views into the copy (a plain deep copy would give the view its own memory):
+        correct for any subclass whose state is ordinary Python and ``numpy`` objects. O(size of
+        the allocator's state). Allocators override it with a direct copy of their free state
+        (the library's own do, only for their exact class, so a subclass with extra state falls
+        back to this default).
+
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(3)); a = b.allocate(2)
+        >>> twin = b.clone(); twin.release(a); twin.free, b.free
+        (8, 4)
+        """
+        live = self._live
+        memo: dict[int, Any] = {id(a): a for a in live.values()}
+        memo[id(self.topology)] = self.topology
+        twin = copy.deepcopy(self, memo)
+        for name, value in getattr(self, "__dict__", {}).items():
+            if not isinstance(value, np.ndarray) or value.base is None:
+                continue
+            base = value.base
+            while base is not None and id(base) not in memo:
+                base = getattr(base, "base", None)
+            if base is None or not isinstance(base, np.ndarray) or not base.flags.c_contiguous:
+                continue
+            twin_base = memo[id(base)]
+            offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            view = np.ndarray(value.shape, value.dtype, buffer=twin_base, offset=offset, strides=value.strides)
+            view.flags.writeable = value.flags.writeable
+            object.__setattr__(twin, name, view)
+        return twin
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """Place ``request`` on nodes none of which is marked in ``avoid`` (a boolean mask over node
+        ids): the first of the allocator's placements, in the order it offers them, that touches no
+        avoided node; ``None`` if it offers none.
+
+        "The order it offers them": the placements ``allocate`` returns one after another while the
+        earlier ones are held. This generic default does exactly that -- it holds every placement
+        that touches ``avoid`` while asking for the next, then releases the held ones -- so the
+        allocator's state afterwards differs from before only by the grant returned. At most
+        ``free / request size`` attempts. Allocators override it with a direct search that returns
+        the same grant.
+
+        >>> import numpy as np
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(3)); avoid = np.zeros(8, dtype=bool); avoid[1] = True
+        >>> b.allocate_avoiding(1, avoid).nodes.tolist(), b.free
+        ([2, 3], 6)
+        """
+        got = self.allocate(request)
+        if got is None or not avoid[got.nodes].any():
+            return got
+        held = [got]
+        try:
+            while True:
+                got = self.allocate(request)
+                if got is None or not avoid[got.nodes].any():
+                    return got
+                held.append(got)
+        finally:
+            for h in held:
+                self.release(h)
+
+    def covers(self, failed: Any, request: Any) -> bool:
+        """Whether ``request`` certainly finds no placement wherever ``failed`` found none: on any set
+        of free nodes, ``allocate`` (and :meth:`place_in`) cannot place ``request`` if they could
+        not place ``failed``. Schedulers use it to skip requests once a smaller one has failed.
+        This generic default knows only that a request covers itself (after validation);
+        allocators whose recognised regions nest (a free region for a larger request contains one
+        for a smaller) override it.
+
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(4)); b.covers(2, 3), b.covers(3, 2)
+        (True, False)
+        """
+        return self.validate(failed) == self.validate(request)
+
+    def place_in(self, request: Any, free: np.ndarray) -> np.ndarray | None:
+        """What-if: the node ids (ascending) of a placement of ``request`` that this allocator
+        recognises and that lies entirely on nodes marked in ``free`` (a boolean mask over node
+        ids, whatever the allocator's present state), or ``None`` when it recognises none there.
+        Nothing is allocated. ``None`` is exact: a placement exists on ``free`` exactly when the
+        allocator, with precisely those nodes free, would place the request.
+
+        This generic default builds that state on a clone: every grant released, the machine
+        filled with one-node requests, those on ``free`` released again, then ``request``
+        allocated; so it returns the allocator's own choice, for any allocator whose placements
+        depend only on which nodes are free and that has a one-node request
+        (``topology.request_for(1)``). O(size) allocations. Allocators override it with a
+        vectorised search of the placements they recognise (which may pick a different one than
+        their own rule, but finds one exactly when the rule would).
+
+        >>> import numpy as np
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> b = Buddy(Hypercube(3)); free = np.array([1, 1, 0, 1, 1, 1, 1, 1], dtype=bool)
+        >>> b.place_in(1, free).tolist(), b.place_in(2, free).tolist(), b.place_in(3, free), b.free
+        ([0, 1], [4, 5, 6, 7], None, 8)
+        """
+        request = self.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        if int(free.sum()) < self.request_size(request):
+            return None
+        twin = self.clone()
+        twin.reset()
+        one = self.topology.request_for(1)
+        keep = []
+        while True:
+            got = twin.allocate(one)
+            if got is None:
+                break
+            if free[got.nodes].all():
+                keep.append(got)
+        for g in keep:
+            twin.release(g)
+        got = twin.allocate(request)
+        return None if got is None else np.array(got.nodes)
+
+    def _shallow_clone(self) -> Allocator:
+        """For fast :meth:`clone` overrides: a new instance sharing every attribute of this one
+        except the live-grant table, which is copied. The override then copies its mutable free
+        state itself."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin._live = dict(self._live)
+        return twin
 
     # -- for subclasses -----------------------------------------------------------------------
     @abstractmethod

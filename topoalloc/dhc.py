@@ -143,6 +143,14 @@ class TreeWeights:
         """Count ``count`` fewer jobs at ``node``."""
         self.add(node, -count)
 
+    def copy(self) -> TreeWeights:
+        """An independent copy of the counts. O(P)."""
+        twin = object.__new__(TreeWeights)
+        twin.size = self.size
+        twin.heights = self.heights
+        twin._w = [w[:] for w in self._w]
+        return twin
+
 
 class DHCTree(Allocator):
     """Partitions of Feitelson & Rudolph's distributed hierarchical control, as used by seed 004
@@ -223,6 +231,7 @@ class DHCTree(Allocator):
                 avail[i] = h - (i.bit_length() - 1)
             self._avail.append(avail)
             self._taken.append([False] * (2 << h))
+        self._is_free = np.ones(topology.size, dtype=bool)  # per processor, for the what-if searches
 
     def __repr__(self) -> str:
         return f"DHCTree({self.topology!r}, assignment={self.assignment!r})"
@@ -254,14 +263,55 @@ class DHCTree(Allocator):
         found = self._first_fit(level) if self.assignment == "first_fit" else self._lightest(level)
         if found is None:
             return None
-        t, i = found
+        return self._take(found[0], found[1], level)
+
+    def _take(self, t: int, i: int, level: int):
+        """Take the free partition at heap index ``i`` of tree ``t``; what :meth:`_place` returns."""
         h = self.heights[t]
         node = TreeNode(t, level, i - (1 << (h - level)), self.offsets[t], h)
         self._taken[t][i] = True
         self._avail[t][i] = -1
+        self._is_free[node.start : node.stop] = False
         self._update(t, i >> 1)
         self.weights.add(node)
         return node.size, node, node.node_ids(), node.size
+
+    def covers(self, failed: int, request: int) -> bool:
+        """A partition level covers the levels above it: a free partition contains free ones of
+        every lower level (:meth:`Allocator.covers`)."""
+        return self.request_size(request) >= self.request_size(failed)
+
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The leftmost partition of the job's level, trees in forest order, whose processors are
+        all marked in ``free`` (first fit; under ``"weight"`` assignment the allocator itself
+        might pick another; :meth:`Allocator.place_in`). O(P)."""
+        s = 1 << (self.validate(request) - 1).bit_length()
+        free = np.asarray(free, dtype=bool).ravel()
+        for h, off in zip(self.heights, self.offsets, strict=True):
+            if 1 << h >= s:
+                ok = free[off : off + (1 << h)].reshape(-1, s).all(axis=1)
+                j = int(ok.argmax())
+                if ok[j]:
+                    return np.arange(off + j * s, off + (j + 1) * s, dtype=np.int64)
+        return None
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding`; under first fit directly: successive placements are
+        the free partitions of the level from left to right, so the grant is the leftmost free one
+        that touches no avoided processor. O(P)."""
+        if self.assignment != "first_fit":
+            return super().allocate_avoiding(request, avoid)
+        level = (self.validate(request) - 1).bit_length()
+        s = 1 << level
+        usable = self._is_free & ~np.asarray(avoid, dtype=bool)  # a partition all free is grantable
+        for t, (h, off) in enumerate(zip(self.heights, self.offsets, strict=True)):
+            if self._avail[t][1] < level:
+                continue
+            ok = usable[off : off + (1 << h)].reshape(-1, s).all(axis=1)
+            j = int(ok.argmax())
+            if ok[j]:
+                return self._register(*self._take(t, (1 << (h - level)) + j, level))
+        return None
 
     def _first_fit(self, level: int) -> tuple[int, int] | None:
         for t, avail in enumerate(self._avail):
@@ -314,10 +364,24 @@ class DHCTree(Allocator):
         node: TreeNode = allocation.placement
         t, i = node.tree, node.heap_index
         self._taken[t][i] = False
+        self._is_free[node.start : node.stop] = True
         self._avail[t][i] = node.level  # everything below was left fully free
         self._update(t, i >> 1)
         self.weights.remove(node)
         return node.size
+
+    def clone(self) -> DHCTree:
+        """A copy of the free-partition summary, the weights and the live grants
+        (:meth:`Allocator.clone`). Shared weights are copied too: what the clone allocates must
+        not count in the other slots' trees. O(P)."""
+        if type(self) is not DHCTree:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._avail = [a[:] for a in self._avail]
+        twin._taken = [t[:] for t in self._taken]
+        twin._is_free = self._is_free.copy()
+        twin.weights = self.weights.copy()
+        return twin
 
     # -- views --------------------------------------------------------------------------------
     def free_nodes(self) -> np.ndarray:

@@ -60,6 +60,41 @@ class FlatPool(Allocator):
         self._is_free[ids] = True
         return len(ids)
 
+    def clone(self) -> FlatPool:
+        """A copy of the free mask and the live grants (:meth:`Allocator.clone`). O(P)."""
+        if type(self) is not FlatPool:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._is_free = self._is_free.copy()
+        return twin
+
+    def covers(self, failed: int, request: int) -> bool:
+        """More processors than a count that failed also fail (:meth:`Allocator.covers`)."""
+        return self.validate(request) >= self.validate(failed)
+
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The ``n`` lowest ids marked in ``free`` (:meth:`Allocator.place_in`). O(P)."""
+        n = self.validate(request)
+        ids = np.flatnonzero(np.asarray(free).ravel())[:n]
+        return ids if len(ids) == n else None
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free ids
+        ``n`` at a time, lowest first; the first such group with no avoided id. O(P)."""
+        n = self.validate(request)
+        ids = np.flatnonzero(self._is_free)
+        m = len(ids) // n
+        if m == 0:
+            return None
+        groups = ids[: m * n].reshape(m, n)
+        ok = ~avoid[groups].any(axis=1)
+        i = int(ok.argmax())
+        if not ok[i]:
+            return None
+        got = groups[i].copy()
+        self._is_free[got] = False
+        return self._register(n, got, got, n)
+
     def free_nodes(self) -> np.ndarray:
         """Ids of the free processors, ascending."""
         return np.flatnonzero(self._is_free)

@@ -23,7 +23,19 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 * ``allocate`` returns ``None`` only when the oracle, a brute-force search of the occupancy before
   the call, finds no placement the algorithm promises to recognise;
 * ``fold`` returns ``None`` or a valid, strictly smaller request;
-* bad input raises the documented exceptions.
+* bad input raises the documented exceptions;
+* ``clone()`` (the allocator's own, usually a fast override) and the generic
+  :meth:`Allocator.clone <topoalloc.Allocator.clone>` give copies that, run through the same random
+  operations as the original, make exactly the same grants and end in the same state, and
+  operations on a clone leave the original untouched;
+* ``allocate_avoiding`` (on a clone) makes the same placement, and leaves the same free nodes, as
+  the generic :meth:`Allocator.allocate_avoiding <topoalloc.Allocator.allocate_avoiding>`, and
+  touches no avoided node;
+* ``place_in`` on a random free mask changes nothing, returns a placement exactly when the oracle
+  finds one on that mask (and when the generic default does), and what it returns is a region the
+  oracle recognises, inside the mask, of the request's size;
+* ``covers(failed, request)``: when it says so, ``request`` finds no placement on a free mask on
+  which ``failed`` found none.
 
 Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
 ``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
@@ -437,6 +449,17 @@ def oracle_for(allocator: Allocator) -> Callable[..., bool] | None:
 
 # ---------------------------------------------------------------------------------------------
 # the state machine
+def _observable(allocator: Allocator) -> tuple:
+    """What an allocator's surface shows of its state: free count, occupancy, live grants, and its
+    own free nodes (when it has ``free_nodes``)."""
+    own = getattr(allocator, "free_nodes", None)
+    return (
+        allocator.free,
+        np.asarray(allocator.occupancy).tobytes(),
+        tuple(a.id for a in allocator.allocations),
+        np.sort(np.asarray(own())).tobytes() if own is not None else None,
+    )
+
 class AllocatorMachine(RuleBasedStateMachine):
     """Random allocate / release / fold sequences against one allocator, invariants after each step.
 
@@ -530,6 +553,122 @@ class AllocatorMachine(RuleBasedStateMachine):
         except RequestError:
             return
         raise AssertionError(f"allocate({bad!r}) did not raise a RequestError")
+
+    @rule(data=st.data())
+    def clone_behaves_identically(self, data: st.DataObject) -> None:
+        a = self.allocator
+        state = _observable(a)
+        fast, generic, solo = a.clone(), Allocator.clone(a), a.clone()
+        assert type(fast) is type(a) and type(generic) is type(a)
+        for twin in (fast, generic, solo):
+            assert _observable(twin) == state, "a clone differs from the original"
+        # operations on one clone reach neither the original nor the other clones
+        live = list(self.live.values())
+        for req in data.draw(st.lists(requests(solo), max_size=4), label="clone-only requests"):
+            solo.allocate(req)
+        for alloc in live[: data.draw(st.integers(0, len(live)), label="clone-only releases")]:
+            solo.release(alloc)
+        for other in (a, fast, generic):
+            assert _observable(other) == state, "operations on a clone changed another copy"
+        # the same operations on the original and both clones: the same grants, the same state
+        ops = data.draw(
+            st.lists(st.one_of(st.tuples(st.just("allocate"), requests(a)),
+                               st.tuples(st.just("release"), st.integers(0, 1 << 16))), max_size=8),
+            label="operations on original and clones",
+        )
+        for kind, arg in ops:
+            if kind == "allocate":
+                got = [x.allocate(arg) for x in (a, fast, generic)]
+                if got[0] is None:
+                    assert got[1] is None and got[2] is None, f"allocate({arg!r}): a clone placed it, the original not"
+                    continue
+                for g in got[1:]:
+                    assert g is not None and g.id == got[0].id and g.request == got[0].request, (
+                        f"allocate({arg!r}): {g!r} on a clone, {got[0]!r} on the original"
+                    )
+                    assert np.array_equal(g.nodes, got[0].nodes), f"allocate({arg!r}): clones placed it elsewhere"
+                check_region(a, got[0])
+                self.live[got[0].id] = got[0]
+            elif self.live:
+                alloc = self.live.pop(sorted(self.live)[arg % len(self.live)])
+                for x in (a, fast, generic):
+                    x.release(alloc)
+                self.released.append(alloc)
+            state = _observable(a)
+            assert _observable(fast) == state and _observable(generic) == state, f"after {kind} {arg!r}"
+
+    def _random_mask(self, data: st.DataObject, label: str) -> np.ndarray:
+        """A random node mask: independent nodes at a drawn density, or the allocator's free nodes
+        (its fragmentation is what placements meet), possibly thinned or with busy nodes added."""
+        a = self.allocator
+        seed = data.draw(st.integers(0, 2**32 - 1), label=f"{label} seed")
+        density = data.draw(st.sampled_from([0.0, 0.2, 0.5, 0.8, 0.95, 1.0]), label=f"{label} density")
+        rng = np.random.default_rng(seed)
+        mask = rng.random(a.size) < density
+        mode = data.draw(st.sampled_from(["random", "free", "free minus", "free plus"]), label=f"{label} mode")
+        if mode == "random":
+            return mask
+        free = np.asarray(a.occupancy).ravel() == 0
+        return free if mode == "free" else free & mask if mode == "free minus" else free | ~mask
+
+    @rule(data=st.data())
+    def allocate_avoiding_matches_the_generic(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="request")
+        avoid = self._random_mask(data, "avoid")
+        fast, generic = a.clone(), a.clone()
+        got = fast.allocate_avoiding(request, avoid)
+        want = Allocator.allocate_avoiding(generic, request, avoid)
+        assert (got is None) == (want is None), f"allocate_avoiding({request!r}): {got!r}, generic {want!r}"
+        if got is not None:
+            assert np.array_equal(got.nodes, want.nodes) and got.request == want.request, (
+                f"allocate_avoiding({request!r}) took {got.nodes.tolist()}, the generic default {want.nodes.tolist()}"
+            )
+            assert not avoid[got.nodes].any(), f"{got!r} touches an avoided node"
+            check_region(fast, got)
+        assert np.array_equal(np.asarray(fast.occupancy) == 0, np.asarray(generic.occupancy) == 0)
+        assert fast.free == generic.free
+        own = getattr(fast, "free_nodes", None)
+        if own is not None:
+            assert np.array_equal(np.sort(own()), np.sort(generic.free_nodes())), "internal free state differs"
+
+    @rule(data=st.data())
+    def place_in_is_exact(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="request")
+        free = self._random_mask(data, "free")
+        state = _observable(a)
+        got = a.place_in(request, free)
+        assert _observable(a) == state, "place_in changed the allocator"
+        generic = Allocator.place_in(a, request, free)
+        assert (got is None) == (generic is None), f"place_in({request!r}): {got!r}, generic default {generic!r}"
+        shape = np.asarray(a.occupancy).shape
+        if self._oracle is not None:
+            assert (got is not None) == bool(self._oracle(a, free.reshape(shape), request)), (
+                f"place_in({request!r}) = {got!r}, but the oracle says otherwise on\n{free.reshape(shape)}"
+            )
+        if got is not None:
+            got = np.asarray(got)
+            assert np.all(np.diff(got) > 0) and free[got].all(), f"place_in({request!r}) left the mask: {got}"
+            assert len(got) == a.request_size(request), f"place_in({request!r}): {len(got)} nodes"
+            if self._oracle is not None:
+                only = np.zeros(a.size, dtype=bool)
+                only[got] = True
+                assert self._oracle(a, only.reshape(shape), request), f"{got.tolist()} is not a recognised region"
+
+    @rule(data=st.data())
+    def covers_is_sound(self, data: st.DataObject) -> None:
+        a = self.allocator
+        failed = data.draw(requests(a), label="failed request")
+        request = data.draw(requests(a), label="request")
+        assert a.covers(failed, failed), f"{failed!r} does not cover itself"
+        if not a.covers(failed, request):
+            return
+        free = self._random_mask(data, "free")
+        if a.place_in(failed, free) is None:
+            assert a.place_in(request, free) is None, (
+                f"{request!r} is covered by {failed!r} but placed where it is not:\n{free.reshape(a.occupancy.shape)}"
+            )
 
     @rule(data=st.data())
     def fold(self, data: st.DataObject) -> None:

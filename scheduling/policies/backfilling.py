@@ -2,41 +2,48 @@
 
 Both are FCFS with backfilling, judged with the users' run-time estimates (``Job.estimate``; the
 job's run time when it has none). They work on **every** allocator, not only
-:class:`~topoalloc.FlatPool`.
+:class:`~topoalloc.FlatPool`. Both decide once per instant, after every event of the instant
+(the contract of :class:`~scheduling.policies.Policy`).
 
 **How a reservation is represented.** A reservation is a start time plus the *node set* the job
-would get then, found by asking the allocator itself: the allocator is cloned (a deep copy, see
-:func:`clone_allocator`), the running jobs are released on the clone in order of their expected
-end (start + estimate), and after each end time the job's request is tried on the clone; the first
-time it fits is the reservation's *shadow time*, the nodes it got there are the *reserved nodes*.
-A job that would otherwise have to wait may start now (be *backfilled*) only if its allocation
-(the one the real allocator gives it now) either ends, by its estimate, no later than the shadow
-time, or does not touch the reserved nodes. So on a mesh or a cube a backfilled job never takes
-the region the head's reservation needs, whatever the allocator's placement rule: at the shadow
-time the reserved nodes are free (every running job the replay released has ended, every
-backfilled job has ended or stayed off them), so an allocator whose success depends only on which
-nodes are free (all of :mod:`topoalloc`) places the head then, if not earlier. A candidate that
-would run past the shadow time takes the first of the allocator's placements, in the allocator's
-own order, that stays off the reserved nodes: rejected placements are held while the next one is
-asked for, then released (allocators have no "place it there" call, so this is how the policy
-steers them; it sees only placements the allocator offers).
+would get then, found by asking the allocator itself. The policy knows, for every node, when it is
+expected to be free (now, or the expected end, start + estimate, of the running job holding it); at
+each of those times in turn, from now on, it asks the allocator whether it recognises a placement
+for the job on the nodes free by then (:meth:`topoalloc.Allocator.place_in`, a what-if on a node
+mask that allocates nothing): the first time it does is the reservation's *shadow time*, that
+placement's nodes are the *reserved nodes*. (The shadow time is the one releasing the running jobs
+in order of expected end on a copy of the allocator and trying the job after each end would find,
+without the copy; the reserved nodes are a placement the allocator recognises then, its own choice
+where ``place_in`` follows its rule.) A job that would otherwise have to wait may start now (be
+*backfilled*) only if its allocation (the one the real allocator gives it now) either ends, by its
+estimate, no later than the shadow time, or does not touch the reserved nodes. So on a mesh or a
+cube a backfilled job never takes the region the head's reservation needs, whatever the allocator's
+placement rule: at the shadow time the reserved nodes are free (every running job expected to end
+by then has ended, every backfilled job has ended or stayed off them), so an allocator whose
+success depends only on which nodes are free, and which never places a request on fewer free nodes
+that it could not place on more (all of :mod:`topoalloc`), places the head then, if not earlier. A
+candidate that would run past the shadow time takes the first of the allocator's placements, in the
+allocator's own order, that stays off the reserved nodes
+(:meth:`topoalloc.Allocator.allocate_avoiding`: the placements the allocator offers one after
+another while the rejected ones are held; the policy sees only placements the allocator offers).
 
 On an allocator that recognises any free processors (``recognition == "any"``: ``FlatPool``) the
 node set is replaced by pure counting, Mu'alem & Feitelson's *shadow time* and *extra processors*:
 a candidate may start if it fits now and ends by the shadow time or needs no more than the extra
 processors (those free at the shadow time beyond what the head needs). That is the same rule,
-since flat processors are interchangeable, at O(running + queue) per event and no copies.
+since flat processors are interchangeable, at O(running + queue) per instant and no copies.
 
 **Zero-length jobs.** A job occupies its processors over ``[start, start + run time)``, in the
 simulator and in every reservation here: a job of (estimated) length 0 holds nothing, always ends
-by the shadow time, and its reservation overlaps no other.
+by the shadow time, and its reservation overlaps no other (it still needs its processors free at
+its start to be placed).
 
 **Estimates and overruns.** A running job is expected to end at ``start + estimate``. A job still
 running past that (an estimate shorter than its run time, which real traces have) is expected to
-end *now*: its end is taken as the current time, so reservations are recomputed at every event
-from the jobs' latest expected ends, and the head's reservation can then move later than first
-computed (the guarantees below assume estimates are upper bounds, as in the papers). Jobs are not
-killed at their estimate.
+end *now*: its end is taken as the current instant, so the head's reservation can move later than
+first computed (the guarantees below assume estimates are upper bounds, as in the papers). Jobs
+are not killed at their estimate. Each policy's docstring says when it recomputes what an
+overrun moves.
 
 Guarantees (with estimates that are upper bounds of the run times):
 
@@ -45,16 +52,25 @@ Guarantees (with estimates that are upper bounds of the run times):
   have no such bound (a backfilled job can delay the jobs behind the head).
 * ``Conservative``: no job starts later than the reservation it got on arrival (reservations are
   only ever moved earlier), so a job is never delayed by any job that arrived after it. This is
-  exact on counting allocators and on buddy allocators (placements of one request never overlap
-  in part, so the allocator can always be steered to the reserved block); on allocators whose
-  placements can overlap in part (Zhu's first fit on a mesh) a job whose reserved region the
-  allocator cannot be steered to is re-reserved and listed in :attr:`Conservative.displaced`.
+  exact on counting allocators and where placements of one request never overlap in part (buddy
+  cubes and squares, frames, tree partitions: when its time comes, the allocator's own order off
+  the other reservations finds the reserved region or another free one); on allocators whose
+  placements can overlap in part (Zhu's first and best fit on a mesh, Gray codes, the free list)
+  a job whose reserved region the allocator cannot be steered to is re-reserved and listed in
+  :attr:`Conservative.displaced`.
+
+**Cost.** The policies avoid the what-if work wherever its answer cannot have changed: a
+candidate is first checked against the free processor count (and, for Conservative, against a
+profile of free processor counts over time, :class:`FreeProfile`); requests that found no
+placement, and those they cover (:meth:`topoalloc.Allocator.covers`), are not asked again until
+something is freed; reservations are kept across instants until a release, an overrun or a new
+head can have moved them. None of this changes a decision: on ``FlatPool`` both policies equal
+from-scratch textbook implementations job for job (``tests/scheduling/test_backfilling.py``).
 """
 
 from __future__ import annotations
 
 import bisect
-import copy
 import heapq
 import itertools
 import math
@@ -70,39 +86,15 @@ from ..actions import Action, Start, Timer
 from ..jobs import Job
 from .base import Policy
 
-__all__ = ["EASY", "Conservative", "Reservation", "clone_allocator"]
+__all__ = ["EASY", "Conservative", "Reservation", "FreeProfile", "clone_allocator"]
 
 
 def clone_allocator(allocator: Allocator) -> Allocator:
-    """An independent copy of ``allocator`` with the same free state and the same live grants.
-
-    Used for what-if replays: releasing a live :class:`~topoalloc.Allocation` of the original on
-    the clone works (the clone knows the same grant ids), allocations made on the clone must never
-    be released on the original. An allocator with a ``clone()`` method is copied with it;
-    otherwise with :func:`copy.deepcopy`, sharing the (immutable) allocations, and repairing
-    ``numpy`` attributes that are views into another attribute (``deepcopy`` would give the view its
-    own memory, so that e.g. Zhu's busy array stopped being a window of its padded store).
-    O(size of the allocator's state).
-    """
-    own = getattr(allocator, "clone", None)
-    if callable(own):
-        return own()
-    memo: dict[int, Any] = {id(a): a for a in allocator.allocations}
-    twin = copy.deepcopy(allocator, memo)
-    state = getattr(allocator, "__dict__", {})
-    for name, value in state.items():
-        if not isinstance(value, np.ndarray) or value.base is None:
-            continue
-        base = value.base
-        while base is not None and id(base) not in memo:
-            base = getattr(base, "base", None)
-        if base is None or not isinstance(base, np.ndarray) or not base.flags.c_contiguous:
-            continue
-        twin_base = memo[id(base)]
-        offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-        view = np.ndarray(value.shape, value.dtype, buffer=twin_base, offset=offset, strides=value.strides)
-        object.__setattr__(twin, name, view)
-    return twin
+    """``allocator.clone()`` (:meth:`topoalloc.Allocator.clone`): an independent copy with the same
+    free state and the same live grants, for what-if replays. Releasing a live grant of the
+    original on the clone works; allocations made on the clone must never be released on the
+    original."""
+    return allocator.clone()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +111,129 @@ class Reservation:
     extra: int = -1
 
 
+class FreeProfile:
+    """Free processors over time, a step function: ``free[i]`` processors are free over
+    ``[times[i], times[i + 1])`` (the last step lasts for ever). Conservative backfilling keeps one:
+    the running jobs until their expected ends and the reservations over their intervals. On node
+    sets each step also holds ``held[i]``, the reserved nodes as the bits of an integer
+    (reservations that overlap in time never share a node).
+
+    :meth:`change` adds or removes a job's rectangle (``delta`` processors over ``[start, end)``,
+    and its reserved nodes),
+    :meth:`first` finds the earliest start from which a job of ``n`` processors and length ``d``
+    fits for its whole length (the textbook profile search of conservative backfilling). For B
+    breakpoints a search is O(B) (a start whose window meets a step with too few processors
+    resumes after that step), a change O(B) in the worst case (list inserts and the steps it
+    spans).
+
+    >>> p = FreeProfile(8)
+    >>> p.change(0.0, 10.0, -6); p.change(4.0, 6.0, -2)   # a running job and a reservation
+    >>> p.first(3, 5.0, now=1.0), p.first(2, 3.0, now=1.0), p.first(2, 4.0, now=1.0)
+    (10.0, 1.0, 6.0)
+    >>> p.first(2, 4.0, now=1.0, limit=6.0) is None, p.peak(1.0, 6.0)
+    (True, 2)
+    """
+
+    __slots__ = ("times", "free", "held")
+
+    def __init__(self, size: int) -> None:
+        self.times: list[float] = [-math.inf]
+        self.free: list[int] = [size]
+        self.held: list[int] = [0]
+
+    def _cut(self, t: float) -> int:
+        """The index of breakpoint ``t``, inserted (splitting its step) if absent."""
+        times = self.times
+        i = bisect.bisect_left(times, t)
+        if i == len(times) or times[i] != t:
+            times.insert(i, t)
+            self.free.insert(i, self.free[i - 1])
+            self.held.insert(i, self.held[i - 1])
+        return i
+
+    def change(self, start: float, end: float, delta: int, nodes: int = 0) -> None:
+        """Add ``delta`` free processors over ``[start, end)`` (negative: take them), and reserve
+        the nodes ``nodes`` (bits) there if they are not reserved, or free them if they are; the
+        part before the first breakpoint is ignored (it is in the past)."""
+        times, free, held = self.times, self.free, self.held
+        if start < times[0]:
+            start = times[0]
+        if not end > start:
+            return
+        i = self._cut(start)
+        j = self._cut(end)
+        for k in range(i, j):
+            free[k] += delta
+        if nodes:
+            for k in range(i, j):
+                held[k] ^= nodes
+        # drop the breakpoints the change made redundant (equal steps on both sides)
+        if j < len(free) and free[j] == free[j - 1] and held[j] == held[j - 1]:
+            del times[j], free[j], held[j]
+        if i > 0 and free[i] == free[i - 1] and held[i] == held[i - 1]:
+            del times[i], free[i], held[i]
+
+    def trim(self, now: float) -> None:
+        """Forget the steps that ended by ``now``."""
+        i = bisect.bisect_right(self.times, now) - 1
+        if i > 0:
+            del self.times[:i], self.free[:i], self.held[:i]
+
+    def held_over(self, start: float, end: float, since: float = math.inf, but: int = 0) -> int:
+        """The nodes (bits) reserved at any time of ``[start, end)`` (of the step holding ``start``
+        when the interval is empty); from ``since`` on, not counting the nodes ``but``."""
+        times, held = self.times, self.held
+        i = bisect.bisect_right(times, start) - 1
+        j = max(bisect.bisect_left(times, end), i + 1)
+        bits = 0
+        for k in range(i, j):
+            bits |= held[k] & ~but if times[k] >= since else held[k]
+        return bits
+
+    def rises(self, t: float) -> bool:
+        """Whether the profile has a breakpoint at ``t`` where processors are freed: more free
+        than just before, or reserved nodes released."""
+        times = self.times
+        i = bisect.bisect_left(times, t)
+        return 0 < i < len(times) and times[i] == t and (
+            self.free[i] > self.free[i - 1] or bool(self.held[i - 1] & ~self.held[i]))
+
+    def starts(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0):
+        """Every start in ``[now, limit)``, at ``now`` or at a breakpoint, from which ``n``
+        processors are free over ``[start, start + d)`` (at the start itself when ``d == 0``),
+        ascending (a generator). ``lift``: count that many more processors free from ``limit``
+        on (the job's own reservation, starting at ``limit``, when looking for an earlier one)."""
+        times, free = self.times, self.free
+        m = len(times)
+        i = bisect.bisect_right(times, now) - 1
+        t = now
+        while t < limit:
+            if free[i] >= n:
+                stop = t + d
+                j = i + 1
+                while j < m and times[j] < stop and free[j] + (lift if times[j] >= limit else 0) >= n:
+                    j += 1
+                if j == m or times[j] >= stop:
+                    yield t
+                else:
+                    i = j  # every start up to times[j] meets that step
+            i += 1
+            if i == m:
+                return
+            t = times[i]
+
+    def first(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0) -> float | None:
+        """The earliest of :meth:`starts`, or ``None``."""
+        return next(self.starts(n, d, now, limit, lift), None)
+
+    def peak(self, now: float, until: float) -> int:
+        """The most processors free at any time of ``[now, until)`` (-1 if empty)."""
+        if not until > now:
+            return -1
+        times = self.times
+        return max(self.free[bisect.bisect_right(times, now) - 1 : bisect.bisect_left(times, until)])
+
+
 class _Held:
     __slots__ = ("job", "alloc", "size", "start", "end", "seq")
 
@@ -133,6 +248,26 @@ def _estimate(job: Job) -> float:
     return float(est)
 
 
+def _key(request: Any) -> Any:
+    """A hashable stand-in for a request (for the memo of requests that found no placement)."""
+    try:
+        hash(request)
+    except TypeError:
+        return repr(request)
+    return request
+
+
+def _to_bits(mask: np.ndarray) -> int:
+    """A boolean node mask as the bits of an integer (bit ``i``: node ``i``)."""
+    return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
+
+
+def _from_bits(bits: int, size: int) -> np.ndarray:
+    """The boolean node mask of the bits of ``bits``."""
+    raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=size, bitorder="little").view(bool)
+
+
 class _Backfilling(Policy):
     """What EASY and Conservative share: the queue, the running jobs sorted by expected end."""
 
@@ -142,23 +277,28 @@ class _Backfilling(Policy):
         self._ends: list[tuple[float, int, int, int]] = []  # (start + estimate, seq, job id, size), sorted
         self._seq = itertools.count()
         self._counting: bool | None = None
-        self._info: dict[int, tuple[int, float]] = {}  # queued job id -> (processors, estimate)
+        self._info: dict[int, tuple[int, float, Any]] = {}  # queued job id -> (processors, estimate, key)
+        self._ready: np.ndarray | None = None  # per node: when it is expected free (-inf: free; node sets only)
 
     def _admit(self, job: Job) -> None:
         if job.id not in self._info:
-            self._info[job.id] = (self.allocator.request_size(job.request), _estimate(job))
+            self.reference_size(job)
 
     def reference_size(self, job: Job) -> int:
         """The job's processor count (cached with its estimate: the driver asks before
         :meth:`on_arrival`)."""
         info = self._info.get(job.id)
         if info is None:
-            info = self._info[job.id] = (self.allocator.request_size(job.request), _estimate(job))
+            info = self._info[job.id] = (self.allocator.request_size(job.request), _estimate(job), _key(job.request))
         return info[0]
 
     def bind(self, allocator: Allocator) -> None:
         super().bind(allocator)
         self._counting = getattr(allocator, "recognition", "") == "any"
+        # whether the allocator knows more about covering requests than equality
+        self._dominance = type(allocator).covers is not Allocator.covers
+        if not self._counting:
+            self._ready = np.full(allocator.size, -math.inf)
 
     @property
     def counting(self) -> bool:
@@ -168,10 +308,12 @@ class _Backfilling(Policy):
     # -- running jobs -------------------------------------------------------------------------------
     def _launch(self, job: Job, alloc: Allocation, now: float) -> Action:
         seq = next(self._seq)
-        n, est = self._info.pop(job.id)
+        n, est, _ = self._info.pop(job.id)
         end = now + est
         self.running[job.id] = _Held(job, alloc, n, now, end, seq)
         bisect.insort(self._ends, (end, seq, job.id, n))
+        if self._ready is not None:
+            self._ready[alloc.nodes] = end
         return Start(job, alloc, n, n)  # backfilling never folds: granted = requested
 
     def _retire(self, job: Job) -> _Held:
@@ -179,6 +321,8 @@ class _Backfilling(Policy):
         i = bisect.bisect_left(self._ends, (held.end, held.seq, job.id, held.size))
         del self._ends[i]
         self.allocator.release(held.alloc)
+        if self._ready is not None:
+            self._ready[held.alloc.nodes] = -math.inf
         return held
 
     def _ordered_running(self, now: float):
@@ -186,26 +330,6 @@ class _Backfilling(Policy):
         running = self.running
         for end, _, jid, _ in self._ends:
             yield (end if end > now else now), running[jid]
-
-    @staticmethod
-    def _allocate_avoiding(allocator: Allocator, request: Any, bad) -> Allocation | None:
-        """The first of ``allocator``'s placements for ``request``, in its own order, that
-        ``bad(nodes)`` accepts (``bad`` None: the first placement). Rejected placements are held
-        while the next is asked for, then released, so the allocator's state is unchanged apart
-        from the grant returned. At most ``free / request size`` attempts."""
-        got = allocator.allocate(request)
-        if got is None or bad is None or not bad(got.nodes):
-            return got
-        held = [got]
-        try:
-            while True:
-                got = allocator.allocate(request)
-                if got is None or not bad(got.nodes):
-                    return got
-                held.append(got)
-        finally:
-            for h in held:
-                allocator.release(h)
 
     def _mask(self, nodes: np.ndarray) -> np.ndarray:
         m = np.zeros(self.allocator.size, dtype=bool)
@@ -216,10 +340,11 @@ class _Backfilling(Policy):
     def reservation(self, job: Job, now: float) -> Reservation:
         """Where and when ``job`` would start if the running jobs ended at their expected ends and
         nothing else started: the replay described in the module docstring (counting on a flat
-        allocator). O(running) on a flat allocator; one clone plus up to ``running`` releases and
-        allocation attempts otherwise."""
+        allocator). O(running) on a flat allocator; otherwise up to ``running`` what-if questions to
+        the allocator (:meth:`topoalloc.Allocator.place_in`), asked only once enough processors are
+        expected free."""
         info = self._info.get(job.id)
-        need, est = info if info is not None else (self.allocator.request_size(job.request), _estimate(job))
+        need, est = info[:2] if info is not None else (self.allocator.request_size(job.request), _estimate(job))
         if self.counting:
             free = self.allocator.free
             if need <= free:
@@ -236,21 +361,21 @@ class _Backfilling(Policy):
                         k += 1
                     return Reservation(job, t, t + est, None, free - need)
             raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
-        twin = clone_allocator(self.allocator)
-        got = twin.allocate(job.request)
-        if got is not None:
-            return Reservation(job, now, now + est, self._mask(got.nodes))
-        pending = list(self._ordered_running(now))
-        i = 0
-        while i < len(pending):
-            t = pending[i][0]
-            while i < len(pending) and pending[i][0] == t:
-                twin.release(pending[i][1].alloc)
-                i += 1
-            got = twin.allocate(job.request)
-            if got is not None:
-                return Reservation(job, t, t + est, self._mask(got.nodes))
-        raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+        alloc, ready, ends = self.allocator, self._ready, self._ends
+        free = alloc.free
+        k, last = 0, len(ends)
+        t = now
+        while True:
+            while k < last and ends[k][0] <= t:
+                free += ends[k][3]  # every job expected to end by t (overrunning jobs: now)
+                k += 1
+            if free >= need:
+                nodes = alloc.place_in(job.request, ready <= t)
+                if nodes is not None:
+                    return Reservation(job, t, t + est, self._mask(nodes))
+            if k == last:
+                raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+            t = ends[k][0]
 
 
 class EASY(_Backfilling):
@@ -263,20 +388,31 @@ class EASY(_Backfilling):
     it does not delay that reservation, i.e. it ends by the shadow time (by its estimate) or stays
     off the reserved nodes (within the *extra* processors on a flat machine). On a topology the
     allocator's placements are tried in its own order until one stays off the reserved nodes
-    (:meth:`_allocate_avoiding`). One pass runs per instant (:meth:`decide`, after every event of
-    the instant), scanning the queue in order; the reservation is recomputed at each pass from
-    the jobs' current expected ends, and only when some candidate could start. A pass skips the
-    jobs the previous pass rejected only when nothing was released since and no running job is
-    past its estimate (see :meth:`decide`).
+    (:meth:`topoalloc.Allocator.allocate_avoiding`). One pass runs per instant (:meth:`decide`, after every event of
+    the instant), scanning the queue in order.
+
+    **What is recomputed when.** The head's reservation depends only on the running jobs' grants
+    and expected ends, so it is computed when a job becomes the head, and again after a release
+    or once a running job has passed its estimate (its expected end, *now*, then moves with time);
+    it is kept otherwise (a backfilled job ends by the shadow time or stays off the reserved nodes,
+    so it moves neither). On a flat machine the kept reservation is exactly the one a fresh
+    computation would give (the extra processors are reduced by every job backfilled past the
+    shadow time); on a topology the kept node set is a valid reservation (free at the shadow time,
+    recognised by the allocator) though a fresh replay might pick another. A pass scans the jobs
+    the previous pass rejected only when the reservation was recomputed: otherwise nothing they
+    were judged on has changed, and only the jobs that arrived since are tried. Requests that found
+    no placement, or none off the reserved nodes, are not asked for again until a release (or a
+    new reservation) can have changed the answer.
 
     Interpretation: seed 004 says EASY-LL starts "the first job in the queue that fits within the
     available resources and whose execution does not delay the dispatching of any job ahead of
     it"; as in EASY itself only the head holds a reservation, so the protected job is the head.
     See the module docstring for reservations on topologies, estimates and overruns.
 
-    Complexity per event: flat: O(running + queue) (the scan stops when no processor is free);
-    other allocators: one allocator clone, up to ``running`` replay steps, and a few allocation
-    attempts per scanned candidate that fits the free count.
+    Complexity per instant: flat: O(running + queue) (the scan stops when no processor is free);
+    other allocators: after a release, when some candidate fits the free count, up to ``running``
+    what-if questions to the allocator for the head's reservation; one allocation per candidate
+    whose request is not already known to fail.
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> from scheduling import Job, simulate
@@ -292,7 +428,14 @@ class EASY(_Backfilling):
         super().__init__()
         self.queue: deque[Job] = deque()
         self._released = False  # a job ended since the last pass
+        self._last = -math.inf  # the instant of the last pass
         self._scanned = 0  # queue length after the last pass: those jobs could not start then
+        # the head's reservation, kept while valid, with its extra processors (flat)
+        self._res: Reservation | None = None
+        self._extra = 0
+        self._failed: set = set()  # request keys with no placement at all (until a release)
+        self._failed_requests: list = []  # those requests (the allocator says which others they cover)
+        self._failed_off: set = set()  # request keys with no placement off the reserved nodes
 
     def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
@@ -302,41 +445,56 @@ class EASY(_Backfilling):
         self._retire(job)
         self._released = True
 
+    def _overran_since(self, now: float) -> bool:
+        """Whether a running job's expected end fell strictly between the last pass and now (it
+        has passed its estimate since: its expected end became *now* and moves with time)."""
+        ends = self._ends
+        i = bisect.bisect_right(ends, (self._last, math.inf))
+        return i < len(ends) and ends[i][0] < now
+
     def decide(self, now: float) -> list[Action]:
         """One scheduling pass over the queue, in order: the head(s) while they fit, then backfill.
 
         The pass skips the jobs the previous pass already rejected only when that is provably
-        the same outcome: nothing was released since, and no running job is past its estimate
-        (an overrunning job is expected to end *now*, so time alone moves the head's reservation
-        and can make an earlier queued job eligible). Then only the jobs that arrived since can
-        start, and they come last in the queue anyway."""
+        the same outcome: nothing was released since and no running job passed its estimate
+        since (jobs that passed it earlier are expected to end *now* at every pass, which moves
+        neither the order of the replay nor, relative to now, the shadow time). Then only the
+        jobs that arrived since can start, and they come last in the queue anyway."""
         queue = self.queue
+        moved = self._released or self._overran_since(now)
+        self._released = False
+        self._last = now
+        if moved:
+            self._res = None
+            self._failed.clear()
+            self._failed_requests.clear()
+            self._failed_off.clear()
         if not queue:
-            self._released = False
             self._scanned = 0
             return []
-        moved = self._released or (self._ends and self._ends[0][0] < now)
-        first = 0 if moved else self._scanned
-        self._released = False
-        actions = self._schedule(now, first)
+        actions = self._schedule(now, 0 if moved else self._scanned)
         self._scanned = len(self.queue)
         return actions
 
     def _schedule(self, now: float, first: int) -> list[Action]:
         actions: list[Action] = []
         queue = self.queue
+        alloc = self.allocator
+        info = self._info
         if first == 0:
-            alloc = self.allocator
-            info = self._info
             while queue:
-                if self.counting and info[queue[0].id][0] > alloc.free:
+                n, _, key = info[queue[0].id]
+                if n > alloc.free or self._known_to_fail(key, queue[0].request):
                     break
                 got = alloc.allocate(queue[0].request)
                 if got is None:
+                    self._fails(key, queue[0].request)
                     break
                 actions.append(self._launch(queue.popleft(), got, now))
+                self._res = None  # a new head
+                self._failed_off.clear()
             first = 1
-        if len(queue) <= first or self.allocator.free == 0:
+        if len(queue) <= first or alloc.free == 0:
             return actions
         started = self._backfill_counting(now, first, actions) if self.counting else \
             self._backfill_nodes(now, first, actions)
@@ -347,17 +505,46 @@ class EASY(_Backfilling):
             self.queue = deque(rest)
         return actions
 
+    def _known_to_fail(self, key: Any, request: Any) -> bool:
+        """Whether ``request`` has no placement now: it, or a request that covers it
+        (:meth:`topoalloc.Allocator.covers`), found none since the last release."""
+        if key in self._failed:
+            return True
+        if self._failed_requests:
+            cover = self.allocator.covers
+            if any(cover(f, request) for f in self._failed_requests):
+                self._failed.add(key)
+                return True
+        return False
+
+    def _fails(self, key: Any, request: Any) -> None:
+        self._failed.add(key)
+        if self._dominance:  # keep the failed requests no other failed one covers
+            cover = self.allocator.covers
+            self._failed_requests = [f for f in self._failed_requests if not cover(request, f)]
+            self._failed_requests.append(request)
+
+    def _head_reservation(self, now: float) -> Reservation:
+        res = self._res
+        if res is None or res.job is not self.queue[0]:
+            res = self._res = self.reservation(self.queue[0], now)
+            self._extra = res.extra
+        return res
+
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
         info = self._info
-        res = self.reservation(self.queue[0], now)
-        shadow, extra = res.start, res.extra
         free = alloc.free
+        shadow = -math.inf
+        extra = 0
         started: list[int] = []  # queue positions
         for i, job in enumerate(itertools.islice(self.queue, first, None), first):
-            n, est = info[job.id]
+            n, est, _ = info[job.id]
             if n > free:
                 continue
+            if shadow == -math.inf:
+                shadow = max(self._head_reservation(now).start, now)
+                extra = self._extra
             if now + est > shadow:  # still running at the shadow time: must fit the extra processors
                 if n > extra:
                     continue
@@ -367,23 +554,36 @@ class EASY(_Backfilling):
             free -= n
             if free == 0:
                 break
+        if shadow != -math.inf:
+            self._extra = extra
         return started
 
     def _backfill_nodes(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
         info = self._info
-        res: Reservation | None = None
+        failed_off = self._failed_off
+        shadow = -math.inf
+        reserved = None
         started: list[int] = []  # queue positions
         for i, job in enumerate(itertools.islice(self.queue, first, None), first):
-            n, est = info[job.id]
-            if n > alloc.free:
+            n, est, key = info[job.id]
+            if n > alloc.free or self._known_to_fail(key, job.request):
                 continue
-            if res is None:
-                res = self.reservation(self.queue[0], now)
-                avoid = _collides([res.nodes])
-            got = self._allocate_avoiding(alloc, job.request, None if now + est <= res.start else avoid)
-            if got is None:
-                continue
+            if shadow == -math.inf:
+                res = self._head_reservation(now)
+                shadow, reserved = max(res.start, now), res.nodes
+            if now + est <= shadow:
+                got = alloc.allocate(job.request)
+                if got is None:
+                    self._fails(key, job.request)
+                    continue
+            else:
+                if key in failed_off:
+                    continue
+                got = alloc.allocate_avoiding(job.request, reserved)
+                if got is None:
+                    failed_off.add(key)
+                    continue
             actions.append(self._launch(job, got, now))
             started.append(i)
             if alloc.free == 0:
@@ -397,33 +597,50 @@ class Conservative(_Backfilling):
     earliest time it fits without delaying any existing reservation; a job starts when its
     reservation comes (a :class:`~scheduling.actions.Timer` wakes the policy then). When a job
     ends earlier than its estimate the schedule is *compressed*: in order of arrival each
-    reservation is taken out and put back at the earliest time it fits given all others, never
-    later than it was, so no job ever starts later than the reservation it got on arrival (with
-    estimates that are upper bounds).
+    reservation is taken out and put back at the earliest time it fits given all others, and kept
+    where it was if nothing earlier is found, so no job ever starts later than the reservation it
+    got on arrival (with estimates that are upper bounds).
 
     Reservations are those of the module docstring, with time intervals: on a flat allocator a
-    profile of free processor counts over time; on other allocators a node set per reservation.
-    There, a reservation at time ``t`` is found by replaying the running jobs' ends on a clone up to
-    ``t`` and taking the allocator's first placement (in its own order) that stays off the nodes of
+    profile of free processor counts over time (:class:`FreeProfile`); on other allocators a node
+    set per reservation. There, a reservation at time ``t`` is a placement the allocator recognises
+    (:meth:`topoalloc.Allocator.place_in`) on the nodes expected free by ``t`` and off the nodes of
     every other reservation whose interval overlaps; candidate times are now, the running jobs'
-    expected ends and the other reservations' ends (the last of which always succeeds). The same
-    search places the job on the real allocator when its time comes. Interpretation: the search
-    only sees placements the allocator offers, so on a topology it can miss a free region and a
-    job keeps its old reservation when the search finds no earlier one.
+    expected ends and the other reservations' ends (the last of which always succeeds), and only
+    those at which the profile of free processor counts leaves room for the job (a necessary
+    condition) are tried. When its time comes the job is placed on the real allocator by its own
+    order off the other reservations' nodes (:meth:`topoalloc.Allocator.allocate_avoiding`).
 
     When the time comes the job is placed on the real allocator by the same rule, and if the
     allocator then offers only placements that collide with other reservations it is steered to
-    the reserved nodes (placements off them are held until it offers exactly them). On an
-    allocator whose placements of one request can overlap in part that can fail: the job is then
-    re-reserved at the next event and listed in :attr:`displaced`.
+    the reserved nodes (placements off them are held until it offers exactly them). A job that
+    cannot start when its reservation comes is *blocked*: on any allocator a running job that
+    reached its estimate without ending can still hold the processors (it was expected to end
+    then); on an allocator whose placements of one request can overlap in part the steering can
+    fail. Blocked jobs are re-reserved at the next decision and listed in :attr:`displaced`.
 
-    When reservations are recomputed: after an early end (compression, above); while a job
-    overruns its estimate and at the first event after, all of them, in arrival order (they assumed
-    its nodes free; the guarantee does not cover overruns); after a failed start, that job's only.
-    An arrival only places the newcomer. Complexity: flat: O(B log B) per placement for the
-    profile's B breakpoints (running jobs plus twice the queue), so O(queue x B log B) per
-    compression; other allocators: per placement one clone and up to O(running + queue) allocation
-    attempts (each maybe holding a few placements).
+    **The decision at an instant**, after every event of it (arrivals, ends, reservation starts;
+    a timer for a reservation that has since moved decides nothing), in this order:
+
+    1. while a running job is past its estimate (it is expected to end *now*, which the
+       reservations made earlier did not assume), and after a job was blocked while one was, every
+       reservation is taken out and all are made again in arrival order, each at the earliest time
+       it fits given those made before it (a *rebuild*, so overruns do not cost the earlier jobs
+       their priority). The plan is kept instead when it provably equals a rebuild: it was made by
+       one and since then no job ended early and none was blocked (every reservation then starts
+       at or after the instant, from which the expected free processors are the same);
+    2. otherwise, the reservations of jobs blocked by the steering are taken out and made again in
+       arrival order, the others kept; then, if a job ended before its estimate since the last
+       decision, the compression above;
+    3. the jobs that arrived at the instant are reserved, in arrival order;
+    4. every job whose reservation starts at (or before) the instant starts, in order of
+       reservation start then arrival, if the allocator can place it (else it is blocked).
+
+    Complexity: flat: O(B) ``numpy`` work per reservation search for the profile's B breakpoints
+    (running jobs plus twice the queue), and a compression searches only for the jobs for which
+    the profile has room at some time before their reservation (an O(B) test); other allocators:
+    the same counting tests first, then per search a what-if question to the allocator (O(size)
+    ``numpy`` work for the library's allocators) at each time the counts allow.
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> from scheduling import Job, simulate
@@ -442,19 +659,39 @@ class Conservative(_Backfilling):
         self._arrival: dict[int, int] = {}
         self._tie = itertools.count()
         self._timers: set[float] = set()
-        self._dirty = False
-        self._retried: float | None = None
-        self._provisional = False
         self._new: list[Job] = []  # arrived since the last decision, in arrival order
+        self._finished = False  # a job ended since the last decision
+        self._early = False  # ... before its estimate
+        self._blocked: list[int] = []  # due at the last decision, could not start
+        self._held_up = False  # ... while a running job past its estimate held processors
+        self._rebuilt = False  # the plan is what a rebuild would make (no compression since)
+        self._retry = False
+        self._retried: float | None = None
+        self._profile: FreeProfile | None = None
+        self._bits: dict[int, int] = {}  # reserved nodes of each reservation, as bits (node sets)
+        # start time t -> [(request, d)]: no placement on a set of nodes holding every node free by t
+        # and reserved at no time of [t, t + d); valid until something frees nodes
+        self._nofit: dict[float, list[tuple[Any, float]]] = {}
+        self._ready_bits: dict[float, int] = {}  # t -> nodes expected free by t (bits), this decision
         #: Jobs whose reservation had to move later: a job overran its estimate, or (on allocators
         #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
         #: allocator could not be steered to the reserved nodes when the time came.
         self.displaced: list[int] = []
 
+    def bind(self, allocator: Allocator) -> None:
+        super().bind(allocator)
+        self._profile = FreeProfile(allocator.size)
+
     @property
     def queue(self) -> list[Job]:
         """The waiting jobs, in arrival order."""
         return list(self._waiting.values())
+
+    @property
+    def profile(self) -> FreeProfile:
+        """Free processors over time: the running jobs until their expected ends, the reservations
+        over their intervals."""
+        return self._profile
 
     def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
@@ -464,16 +701,37 @@ class Conservative(_Backfilling):
 
     def on_finish(self, job: Job, now: float) -> None:
         held = self._retire(job)
-        if now < held.end:
-            self._dirty = True  # ended early: room to compress
+        self._finished = True
+        if now < held.end:  # ended early: its processors are free from now on, room to compress
+            self._early = True
+            self._profile.change(now, held.end, held.size)
 
     def on_timer(self, key: Any, now: float) -> None:
         self._timers.discard(key)
 
     def decide(self, now: float) -> list[Action]:
-        """Move reservations if needed (compression, overruns), reserve the newcomers in arrival
-        order, then start every job whose reservation has come."""
-        self._update(now)
+        """The decision of the class docstring: rebuild or compress the reservations if needed,
+        reserve the newcomers in arrival order, then start every job whose reservation has come."""
+        if not (self._new or self._finished or self._retry):
+            top = self._top()
+            if top is None or top.start > now:
+                return []  # a timer for a reservation that has moved since
+        self._retry = False
+        self._nofit.clear()
+        self._ready_bits.clear()
+        self._profile.trim(now)
+        overrun = bool(self._ends) and self._ends[0][0] < now  # a running job is past its estimate
+        if overrun or self._held_up:
+            # keep the plan when it provably equals a rebuild: made by one, and since then no
+            # early end, no blocked job (the expected free processors from now on are the same)
+            if not (self._rebuilt and not self._early and not self._blocked):
+                self._rebuild(now)
+        else:
+            if self._blocked:
+                self._replace_blocked(now)
+            if self._early:
+                self._compress(now)
+        self._early = self._finished = self._held_up = False
         for job in self._new:
             if job.id in self._waiting and job.id not in self.reservations:
                 self._reserve(self._find(job, now))
@@ -481,201 +739,159 @@ class Conservative(_Backfilling):
         return self._start_due(now)
 
     # -- reservations --------------------------------------------------------------------------------
-    def _reserve(self, res: Reservation) -> None:
+    def _reserve(self, res: Reservation, push: bool = True) -> None:
         jid = res.job.id
         self.reservations[jid] = res
-        heapq.heappush(self._due, (res.start, self._arrival[jid], next(self._tie), res))
+        bits = 0 if res.nodes is None else _to_bits(res.nodes)
+        if bits:
+            self._bits[jid] = bits
+        self._profile.change(res.start, res.end, -self._info[jid][0], bits)
+        if push:
+            heapq.heappush(self._due, (res.start, self._arrival[jid], next(self._tie), res))
+
+    def _unreserve(self, jid: int) -> Reservation | None:
+        res = self.reservations.pop(jid, None)
+        if res is not None and self._nofit:
+            # its nodes are free over [start, end) now: forget the failures over windows meeting that
+            a, b = res.start, res.end
+            for t in [t for t in self._nofit if t < b]:
+                kept = [(f, d) for f, d in self._nofit[t] if t + d <= a]
+                if kept:
+                    self._nofit[t] = kept
+                else:
+                    del self._nofit[t]
+        if res is not None:
+            self._profile.change(res.start, res.end, self._info[jid][0], self._bits.pop(jid, 0))
+        return res
 
     def _top(self) -> Reservation | None:
         due = self._due
         while due and self.reservations.get(due[0][3].job.id) is not due[0][3]:
-            heapq.heappop(due)  # superseded or started
+            heapq.heappop(due)  # superseded, started or blocked
         return due[0][3] if due else None
-
-    def _needs_compression(self, now: float) -> int:
-        """0: the reservations stand; 1: compress (a job ended early); 2: rebuild them all in
-        arrival order (a job overran its estimate: the reservations assumed its nodes free; also at
-        the first event after the last overrun ended, as the reservations made meanwhile assumed
-        the overrunning job would end at once);
-        3: re-place the reservations whose start passed without the job starting (the allocator's
-        real placement collided), keeping the others."""
-        if self._ends and self._ends[0][0] < now:
-            self._provisional = True  # reservations made now assume the overrunning job ends now
-            return 2
-        if self._provisional:
-            self._provisional = False
-            return 2
-        top = self._top()
-        if top is not None and top.start < now:
-            return 3
-        return 1 if self._dirty else 0
-
-    def _update(self, now: float) -> None:
-        mode = self._needs_compression(now)
-        if mode == 3:
-            for job in self._waiting.values():
-                prev = self.reservations.get(job.id)
-                if prev is not None and prev.start < now:
-                    del self.reservations[job.id]
-                    self._moved(job, prev, self._find(job, now))
-            mode = 1 if self._dirty else 0
-        if mode:
-            self._compress(now, rebuild=mode == 2)
 
     def _moved(self, job: Job, prev: Reservation | None, new: Reservation) -> None:
         if prev is not None and new.start > prev.start and job.id not in self.displaced:
             self.displaced.append(job.id)
         self._reserve(new)
 
-    def _compress(self, now: float, rebuild: bool = False) -> None:
-        """Compression: each reservation, in arrival order, is taken out and put back at the
-        earliest time it fits given all the others, and kept if nothing earlier is found.
-        ``rebuild``: all are taken out first, then placed in arrival order (their previous times
-        no longer hold)."""
-        previous = self.reservations
-        if rebuild:
-            self.reservations = {}
+    def _rebuild(self, now: float) -> None:
+        """Every reservation taken out, then made again in arrival order."""
+        previous = dict(self.reservations)
+        for jid in previous:
+            self._unreserve(jid)
+        self._blocked.clear()
         for job in self._waiting.values():
-            prev = previous.get(job.id) if rebuild else self.reservations.pop(job.id, None)
-            if rebuild:
-                new = self._find(job, now)
-            else:
-                limit = prev.start if prev is not None and prev.start >= now else math.inf
-                new = self._find(job, now, limit)
-                if new is None:
-                    new = prev if self._still_valid(prev, now) else self._find(job, now)
-            if new is prev:
-                self.reservations[job.id] = prev
-            else:
-                self._moved(job, prev, new)
-        self._dirty = False
+            self._moved(job, previous.get(job.id), self._find(job, now))
+        self._rebuilt = True
 
-    def _find(self, job: Job, now: float, limit: float = math.inf) -> Reservation | None:
-        """The earliest reservation for ``job`` starting before ``limit`` (None if there is none
-        before a finite ``limit``)."""
-        if self.counting:
-            return self._find_counting(job, now, limit)
-        return self._find_nodes(job, now, limit)
+    def _replace_blocked(self, now: float) -> None:
+        """The blocked jobs' reservations taken out, then made again in arrival order."""
+        blocked = {jid: self._unreserve(jid) for jid in self._blocked}
+        self._blocked.clear()
+        self._rebuilt = False
+        for job in self._waiting.values():
+            if job.id in blocked:
+                self._moved(job, blocked[job.id], self._find(job, now))
 
-    @staticmethod
-    def _interval(r: Reservation, now: float) -> tuple[float, float]:
-        """``r``'s interval; a stale one (its start passed unstarted) is taken as starting now."""
-        if r.start >= now:
-            return r.start, r.end
-        return now, now + (r.end - r.start)
-
-    def _find_counting(self, job: Job, now: float, limit: float) -> Reservation | None:
+    def _compress(self, now: float) -> None:
+        """Compression: each reservation, in arrival order, is taken out and put back at the
+        earliest time it fits given all the others, and kept if nothing earlier is found. A job
+        for which the profile has too few free processors at every time before its reservation
+        cannot move and is not searched."""
+        profile = self._profile
         info = self._info
-        need, est = info[job.id]
-        base = self.allocator.free
-        events: dict[float, int] = {}
-        for end, held in self._ordered_running(now):
-            if end <= now:
-                base += held.size  # overrunning: expected to end now
-            else:
-                events[end] = events.get(end, 0) + held.size
-        for r in self.reservations.values():
-            if r.job.id == job.id:
+        self._rebuilt = False
+        for job in self._waiting.values():
+            prev = self.reservations.get(job.id)
+            if prev is None or prev.start <= now or profile.peak(now, prev.start) < info[job.id][0]:
                 continue
-            n = info[r.job.id][0]
-            s, e = self._interval(r, now)
-            if s <= now:
-                base -= n
-            else:
-                events[s] = events.get(s, 0) - n
-            events[e] = events.get(e, 0) + n
-        # free[i] is the number of free processors over [points[i], points[i + 1])
-        points = [now]
-        free = [base]
-        for t in sorted(events):
-            points.append(t)
-            free.append(free[-1] + events[t])
-        last = len(points)
-        for i, t in enumerate(points):
-            if t >= limit:
-                return None
-            if free[i] < need:
-                continue
-            stop = t + est
-            j = i + 1
-            while j < last and points[j] < stop and free[j] >= need:
-                j += 1
-            if j == last or points[j] >= stop:
-                return Reservation(job, t, stop, None, -1)
-        raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+            # an earlier start, looked for with the job's own reservation (from prev.start on) left
+            # out; if there is none it stays where it is (an early end and earlier moves only freed
+            # room, they never took its)
+            new = self._find(job, now, prev.start, mine=True)
+            if new is not None:
+                self._unreserve(job.id)
+                self._moved(job, prev, new)
 
-    def _find_nodes(self, job: Job, now: float, limit: float) -> Reservation | None:
-        need, est = self._info[job.id]
-        others = [r for r in self.reservations.values() if r.job.id != job.id]
-        pending = list(self._ordered_running(now))
-        times = sorted({now, *(e for e, _ in pending), *(r.end for r in others if r.end > now)})
-        twin: Allocator | None = None
-        i = 0
-        for t in times:
-            if t >= limit:
+    def _find(self, job: Job, now: float, limit: float = math.inf, mine: bool = False) -> Reservation | None:
+        """The earliest reservation for ``job`` starting before ``limit`` (None if there is none
+        before a finite ``limit``); ``mine``: the job holds a reservation starting at ``limit``,
+        which is not counted."""
+        if self.counting:
+            n, est, _ = self._info[job.id]
+            t = self._profile.first(n, est, now, limit, n if mine else 0)
+            if t is None:
+                if limit == math.inf:
+                    raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
                 return None
-            if twin is None:
-                twin = clone_allocator(self.allocator)
-            while i < len(pending) and pending[i][0] <= t:
-                twin.release(pending[i][1].alloc)
-                i += 1
-            if twin.free < need:
-                continue
-            stop = t + est
-            overlapping = [r.nodes for r in others if r.start < stop and t < r.end]
-            got = self._allocate_avoiding(twin, job.request, _collides(overlapping))
-            if got is None:
-                continue
-            twin.release(got)
-            return Reservation(job, t, stop, self._mask(got.nodes))
-        raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
+            return Reservation(job, t, t + est, None, -1)
+        return self._find_nodes(job, now, limit, mine)
 
-    def _still_valid(self, res: Reservation | None, now: float) -> bool:
-        """Whether ``res`` (not in :attr:`reservations`) still fits given the running jobs'
-        expected ends and the other reservations."""
-        if res is None or res.start < now:
-            return False
-        if res.nodes is None:
-            return False  # the counting search is exact: a valid slot would have been found
-        for end, held in self._ordered_running(now):
-            if end > res.start and res.nodes[held.alloc.nodes].any():
-                return False
-        return not any(r.start < res.end and res.start < r.end and (r.nodes & res.nodes).any()
-                       for r in self.reservations.values())
+    def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False) -> Reservation | None:
+        n, est, _ = self._info[job.id]
+        profile, alloc, ready, ends, nofit = self._profile, self.allocator, self._ready, self._ends, self._nofit
+        own = self._bits.get(job.id, 0) if mine else 0
+        request = job.request
+        for t in profile.starts(n, est, now, limit, n if mine else 0):  # the times the counts allow
+            if t != now and not profile.rises(t):
+                i = bisect.bisect_left(ends, (t, -1))
+                if i == len(ends) or ends[i][0] != t:
+                    continue  # nothing is freed here: a start just before did no worse
+            # the nodes looked at hold none reserved over [t, t + span) (the job's own reservation,
+            # when left out, starts at the limit)
+            span = min(est, limit - t) if own else est
+            failed = nofit.get(t)
+            if failed and any(d <= span and alloc.covers(f, request) for f, d in failed):
+                continue  # a request covering it found no placement at t on a superset of these nodes
+            free = self._ready_bits.get(t)
+            if free is None:
+                free = self._ready_bits[t] = _to_bits(ready <= t)
+            taken = profile.held_over(t, t + est, limit, own)
+            nodes = alloc.place_in(request, _from_bits(free & ~taken, alloc.size))
+            if nodes is not None:
+                return Reservation(job, t, t + est, self._mask(nodes))
+            nofit.setdefault(t, []).append((request, est))
+        if limit == math.inf:
+            raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
+        return None
 
     # -- starting -----------------------------------------------------------------------------------
     def _start_due(self, now: float) -> list[Action]:
         actions: list[Action] = []
         alloc = self.allocator
-        blocked: list[tuple[float, int, int, Reservation]] = []
-        while self._top() is not None and self._due[0][0] <= now:
-            entry = heapq.heappop(self._due)
-            res = entry[3]
+        while True:
+            res = self._top()
+            if res is None or res.start > now:
+                break
+            heapq.heappop(self._due)
             job = res.job
-            n, est = self._info[job.id]
+            n, est, _ = self._info[job.id]
             got = None
             if n <= alloc.free:
                 if res.nodes is None:
                     got = alloc.allocate(job.request)
                 else:
-                    stop = now + est
-                    overlapping = [r.nodes for r in self.reservations.values()
-                                   if r is not res and r.start < stop and now < r.end]
-                    got = self._allocate_avoiding(alloc, job.request, _collides(overlapping))
+                    others = self._profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
+                    got = alloc.allocate_avoiding(job.request, _from_bits(others, alloc.size))
                     if got is None:
                         got = self._allocate_exactly(alloc, job.request, res.nodes)
             if got is None:
-                blocked.append(entry)
+                self._blocked.append(job.id)
+                if self._ends and self._ends[0][0] <= now:
+                    self._held_up = True  # a job that should have ended may hold what it needs
                 continue
             del self.reservations[job.id]
             del self._waiting[job.id]
+            bits = self._bits.pop(job.id, 0)
+            if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes
+                self._profile.change(res.start, res.end, n, bits)
+                self._profile.change(now, now + est, -n)
             actions.append(self._launch(job, got, now))
-        for entry in blocked:
-            heapq.heappush(self._due, entry)
-        if blocked and not self.running and self._retried != now:
-            # nothing running will wake us: retry at once, after a compression
-            self._dirty = True
+        if self._blocked and not self.running and self._retried != now:
+            # nothing running will wake us: re-reserve the blocked jobs at once
             self._retried = now
+            self._retry = True
             actions.append(Timer(now, now))
         nxt = self._next_start(now)
         if nxt is not None and nxt not in self._timers:
@@ -707,26 +923,7 @@ class Conservative(_Backfilling):
     def _next_start(self, now: float) -> float | None:
         """The earliest reservation start after ``now``."""
         top = self._top()
-        if top is None:
-            return None
-        if top.start > now:
-            return top.start
-        best = math.inf
-        for start, _, _, res in self._due:
-            if start > now and start < best and self.reservations.get(res.job.id) is res:
-                best = start
-        return best if best < math.inf else None
-
-
-def _collides(masks: list[np.ndarray]):
-    """A predicate: do ``nodes`` touch any of ``masks``? (``None`` when there are none.)"""
-    if not masks:
-        return None
-    if len(masks) == 1:
-        only = masks[0]
-        return lambda nodes: bool(only[nodes].any())
-    union = np.logical_or.reduce(masks)
-    return lambda nodes: bool(union[nodes].any())
+        return top.start if top is not None and top.start > now else None
 
 
 def _register() -> None:

@@ -127,3 +127,13 @@ def test_sixteen_cube_churn_is_quick():
         assert not occupied[g.nodes].any()
         occupied[g.nodes] = True
     assert np.array_equal(fl.free_nodes(), np.flatnonzero(~occupied))
+
+
+def test_place_in_finds_a_subcube_that_is_not_a_buddy_block():
+    """Nodes 1, 3, 9, 11 of a 4-cube are the 2-cube *0*1, which no aligned block covers."""
+    fl = FreeList(Hypercube(4))
+    free = np.zeros(16, dtype=bool)
+    free[[1, 3, 9, 11]] = True
+    assert fl.place_in(2, free).tolist() == [1, 3, 9, 11]
+    free[9] = False
+    assert fl.place_in(2, free) is None and fl.place_in(1, free).tolist() in ([1, 3], [3, 11])

@@ -28,6 +28,12 @@ class CubeAllocator(Allocator):
             return request
         return self.topology.validate_request(request)
 
+    def covers(self, failed: int, request: int) -> bool:
+        """A ``k``-cube covers every larger one: each recognised ``k'``-subcube (``k' >= k``; buddy
+        blocks, Gray-code blocks, any subcube) contains a recognised ``k``-subcube
+        (:meth:`~topoalloc.Allocator.covers`)."""
+        return self.validate(request) >= self.validate(failed)
+
     def fold(self, request: int) -> int | None:
         """``k - 1``, or ``None`` for ``k == 0``."""
         k = self.validate(request)

@@ -154,6 +154,57 @@ class Buddy(CubeAllocator):
         self._add(addr, order)
         return 1 << k
 
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The aligned ``2^k`` block with the least ``m`` whose nodes are all marked in ``free``
+        (the allocator's own rule on that free set; :meth:`Allocator.place_in`). O(2^n)."""
+        k = self.validate(request)
+        blocks = np.asarray(free).reshape(-1, 1 << k).all(axis=1)
+        m = int(blocks.argmax())
+        if not blocks[m]:
+            return None
+        return np.arange(m << k, (m + 1) << k, dtype=np.int64)
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free aligned
+        ``k``-blocks by increasing address, so the grant is the least free block that touches no
+        avoided node. O(2^(n-k) + B) for ``B`` free blocks."""
+        k = self.validate(request)
+        bad = np.asarray(avoid).reshape(-1, 1 << k).any(axis=1)
+        best = _NONE
+        for j in range(k, self.dim + 1):
+            span = 1 << (j - k)
+            for a in self._sets[j]:
+                if a >= best:
+                    continue
+                seg = bad[a >> k : (a >> k) + span]
+                i = int(seg.argmin())
+                if not seg[i]:
+                    best = a + (i << k)
+        if best == _NONE:
+            return None
+        # take the block: find the maximal free block holding it, split down around it
+        for j in range(k, self.dim + 1):
+            top = best & ~((1 << j) - 1)
+            if top in self._sets[j]:
+                break
+        self._discard(top, j)
+        for order in range(j - 1, k - 1, -1):
+            half = 1 << order
+            self._add(top + half if best & half == 0 else top, order)  # the half without the block
+            top |= best & half
+        return self._register(k, _subcube(best, (1 << k) - 1), None, 1 << k)
+
+    def clone(self) -> Buddy:
+        """A copy of the free lists and the live grants (:meth:`Allocator.clone`). O(n + B) for
+        ``B`` free blocks."""
+        if type(self) is not Buddy:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._sets = [set(s) for s in self._sets]
+        twin._heaps = [h[:] for h in self._heaps]
+        twin._tops = self._tops[:]
+        return twin
+
     def free_nodes(self) -> np.ndarray:
         """Node ids covered by the free lists (for invariant checks), ascending."""
         parts = [c.node_ids() for c in self.free_blocks()]

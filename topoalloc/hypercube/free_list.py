@@ -46,6 +46,36 @@ def _inside_any(
     return out
 
 
+_CLEAR: dict[int, list[int]] = {}
+
+
+def _bit_clear_masks(n: int) -> list[int]:
+    """Per dimension ``d`` of an ``n``-cube, the ``2^n``-bit integer with bit ``x`` set iff bit ``d``
+    of ``x`` is clear."""
+    masks = _CLEAR.get(n)
+    if masks is None:
+        x = np.arange(1 << n)
+        masks = _CLEAR[n] = [
+            int.from_bytes(np.packbits((x >> d & 1) == 0, bitorder="little").tobytes(), "little") for d in range(n)
+        ]
+    return masks
+
+
+def _free_subcube(bits: int, k: int, mask: int, first: int, n: int, clear: list[int]) -> tuple[int, int] | None:
+    """Depth first over dimension sets: ``bits`` marks the bases of the free cubes whose free
+    dimensions are ``mask``; add ``k`` more dimensions from ``first`` on. ``(bits, mask)`` of the
+    first family with a free cube, or ``None``."""
+    if k == 0:
+        return (bits, mask) if bits else None
+    for d in range(first, n - k + 1):
+        more = bits & (bits >> (1 << d)) & clear[d]
+        if more:
+            found = _free_subcube(more, k - 1, mask | 1 << d, d + 1, n, clear)
+            if found is not None:
+                return found
+    return None
+
+
 class FreeList(CubeAllocator):
     """Top-down free-list subcube allocation (Kim, Das & Lin, "A top-down processor allocation
     scheme for hypercube computers", IEEE TPDS 2(1), 1991), kept complete.
@@ -141,6 +171,14 @@ class FreeList(CubeAllocator):
         self._holes.append(i)
 
     def _place(self, k: int):
+        found = self._choose(k)
+        if found is None:
+            return None
+        self._take(*found)
+        return k, Subcube(*found), None, 1 << k
+
+    def _choose(self, k: int) -> tuple[int, int] | None:
+        """``(base, mask)`` of the ``k``-cube the best-fit rule takes, or ``None``."""
         t = self._top
         dims = self._dim[:t]
         fits = dims >= k
@@ -160,8 +198,37 @@ class FreeList(CubeAllocator):
             bit = rest & -rest
             amask |= bit
             rest ^= bit
-        self._take(mbase, amask)
-        return k, Subcube(mbase, amask), None, 1 << k
+        return mbase, amask
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`~topoalloc.Allocator.allocate_avoiding`: the same sequence of best-fit placements,
+        each rejected one taken from a copy of the store (no grants, and no regeneration of the
+        maximal cubes when they would be given back: the store is the set of maximal free cubes,
+        so the result is the same). When no free subcube at all stays off ``avoid``
+        (:meth:`place_in`, perfect recognition) the answer is ``None`` at once.
+        O(rejected placements x store)."""
+        if type(self) is not FreeList:
+            return super().allocate_avoiding(request, avoid)
+        k = self.validate(request)
+        avoid = np.asarray(avoid, dtype=bool)
+        usable = ~avoid
+        free = np.zeros(self._size, dtype=bool)
+        free[self.free_nodes()] = True
+        if self.place_in(k, free & usable) is None:
+            return None
+        work = self
+        while True:
+            found = work._choose(k)
+            if found is None:
+                return None
+            cube = Subcube(*found)
+            if not avoid[cube.node_ids()].any():
+                break
+            if work is self:
+                work = self.clone()
+            work._take(*found)
+        self._take(*found)
+        return self._register(k, cube, None, 1 << k)
 
     def _take(self, abase: int, amask: int) -> None:
         """Remove the cube (abase, amask) of free nodes from the store of maximal free cubes."""
@@ -249,6 +316,47 @@ class FreeList(CubeAllocator):
             for b, m in zip(cb.tolist(), cm.tolist(), strict=True):
                 self._add(b, m)
         return cb, cm
+
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """A ``k``-subcube, buddy or not, whose nodes are all marked in ``free`` (perfect
+        recognition, as the free list; :meth:`Allocator.place_in`), found bit-parallel: the free
+        set is one ``2^n``-bit integer, and freeing dimension ``d`` of every cube of a family is
+        ``F & (F >> 2^d)`` restricted to the bases with bit ``d`` clear; dimension sets are tried
+        depth first in lexicographic order (the aligned blocks first), abandoning a branch as soon
+        as no cube of it is free. The cube returned is the first base of the first such set, which
+        need not be the one the allocator's best-fit rule would take. O(sets tried x 2^n / 64)."""
+        k = self.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        if int(free.sum()) < 1 << k:
+            return None
+        n = self.dim
+        clear = _bit_clear_masks(n)
+        found = _free_subcube(int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little"),
+                              k, 0, 0, n, clear)
+        if found is None:
+            return None
+        bits, mask = found
+        base = (bits & -bits).bit_length() - 1
+        nodes = np.array([base], dtype=np.int64)
+        d = 0
+        while mask >> d:
+            if mask >> d & 1:
+                nodes = np.concatenate((nodes, nodes | (1 << d)))
+            d += 1
+        return np.sort(nodes)
+
+    def clone(self) -> FreeList:
+        """A copy of the store of maximal free cubes and the live grants (:meth:`Allocator.clone`).
+        O(slots)."""
+        if type(self) is not FreeList:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._base = self._base.copy()
+        twin._mask = self._mask.copy()
+        twin._dim = self._dim.copy()
+        twin._slot = dict(self._slot)
+        twin._holes = self._holes[:]
+        return twin
 
     # -- views --------------------------------------------------------------------------------
     def free_cubes(self) -> list[Subcube]:

@@ -163,12 +163,93 @@ class GrayCode(CubeAllocator):
             return (len(h) - 1) * half
         return None
 
-    def _search(self, k: int) -> tuple[np.ndarray, int] | None:
-        """(code order, starting position) of the first free block, codes in order."""
-        for order, flags in zip(self.orders, self._gfree, strict=True):
+    def _search(self, k: int, gfree: list[np.ndarray] | None = None) -> tuple[np.ndarray, int] | None:
+        """(code order, starting position) of the first free block, codes in order (on the flags
+        ``gfree``, default the allocator's own)."""
+        for order, flags in zip(self.orders, self._gfree if gfree is None else gfree, strict=True):
             start = self._first_block(flags, k)
             if start is not None:
                 return order, start
+        return None
+
+    def _block_nodes(self, order: np.ndarray, start: int, k: int) -> np.ndarray:
+        """The node ids (ascending) of the ``k``-block of code ``order`` at position ``start``."""
+        size = self._size
+        span = np.arange(start, start + (1 << k), dtype=np.int64)
+        if start + (1 << k) > size:
+            span %= size
+        return np.sort(order[span])
+
+    def place_in(self, request: int, free: np.ndarray) -> np.ndarray | None:
+        """The first Gray-code block, codes in order, whose nodes are all marked in ``free`` (the
+        allocator's own rule on that free set; :meth:`Allocator.place_in`). O(C 2^n)."""
+        k = self.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        found = self._search(k, [free[order] for order in self.orders])
+        return None if found is None else self._block_nodes(found[0], found[1], k)
+
+    def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding`: the same sequence of placements, searched on copies
+        of the free flags in which each rejected block is marked taken (no grants are made for
+        them). O(C 2^n) per rejected block."""
+        k = self.validate(request)
+        if 1 << k > self._free:
+            return None
+        if self.codes == 1:
+            start = self._first_avoiding(k, np.asarray(avoid, dtype=bool))
+            if start is None:
+                return None
+            nodes = self._block_nodes(self.orders[0], start, k)
+            self._mark(nodes, False)
+            base = int(nodes[0])
+            return self._register(k, Subcube(base, int(np.bitwise_or.reduce(nodes ^ base))), nodes, 1 << k)
+        gfree = None
+        while True:
+            found = self._search(k, gfree)
+            if found is None:
+                return None
+            nodes = self._block_nodes(found[0], found[1], k)
+            if not avoid[nodes].any():
+                break
+            if gfree is None:
+                gfree = [f.copy() for f in self._gfree]
+            for pos, flags in zip(self._pos, gfree, strict=True):
+                flags[pos[nodes]] = False
+        self._mark(nodes, False)
+        base = int(nodes[0])
+        return self._register(k, Subcube(base, int(np.bitwise_or.reduce(nodes ^ base))), nodes, 1 << k)
+
+    def _first_avoiding(self, k: int, avoid: np.ndarray) -> int | None:
+        """One code: the position of the first block, in the order successive placements take them
+        (each held as taken), that touches no avoided node. For ``k >= 1`` the placements pair up
+        the free half-blocks of every run of them from its left end (halves ``j, j + 1``, then
+        ``j + 2, j + 3``, ...), then the block wrapping from the last half to the first if both
+        are still free."""
+        order, flags = self.orders[0], self._gfree[0]
+        bad = avoid[order]
+        if k == 0:
+            ok = flags & ~bad
+            i = int(ok.argmax())
+            return i if ok[i] else None
+        half = 1 << (k - 1)
+        h = self._blocks_free(flags, half)
+        bad_half = bad.reshape(-1, half).any(axis=1)
+        count = len(h)
+        if count == 2:  # the whole cube
+            return 0 if h[0] and h[1] and not (bad_half[0] or bad_half[1]) else None
+        idx = np.arange(count)
+        run_start = np.maximum.accumulate(np.where(h & ~np.concatenate(([False], h[:-1])), idx, 0))
+        even = (idx - run_start) % 2 == 0
+        pair = np.zeros(count, dtype=bool)
+        pair[:-1] = h[:-1] & h[1:] & even[:-1]
+        good = pair.copy()
+        good[:-1] &= ~(bad_half[:-1] | bad_half[1:])
+        j = int(good.argmax())
+        if good[j]:
+            return j * half
+        last = count - 1
+        if h[last] and h[0] and even[last] and not pair[0] and not (bad_half[last] or bad_half[0]):
+            return last * half
         return None
 
     def _place(self, k: int):
@@ -178,11 +259,7 @@ class GrayCode(CubeAllocator):
         if found is None:
             return None
         order, start = found
-        size = self._size
-        span = np.arange(start, start + (1 << k), dtype=np.int64)
-        if start + (1 << k) > size:
-            span %= size
-        nodes = np.sort(order[span])
+        nodes = self._block_nodes(order, start, k)
         self._mark(nodes, False)
         base = int(nodes[0])
         mask = int(np.bitwise_or.reduce(nodes ^ base))
@@ -197,6 +274,16 @@ class GrayCode(CubeAllocator):
         nodes = allocation.nodes
         self._mark(nodes, True)
         return len(nodes)
+
+    def clone(self) -> GrayCode:
+        """A copy of the free flags (one array per code) and the live grants
+        (:meth:`Allocator.clone`); the codes themselves are shared (read-only). O(C 2^n)."""
+        if type(self) is not GrayCode:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin._gfree = [f.copy() for f in self._gfree]
+        twin._is_free = self._is_free.copy()
+        return twin
 
     def free_nodes(self) -> np.ndarray:
         """Ids of the nodes the allocator's own flags hold free, ascending."""

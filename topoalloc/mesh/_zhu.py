@@ -64,6 +64,17 @@ class ZhuAllocator(MeshAllocator):
         busy[...] = False
         return busy
 
+    def _zhu_clone(self) -> ZhuAllocator:
+        """The fast :meth:`~topoalloc.Allocator.clone` of the Zhu allocators: a copy of the padded
+        busy store (the busy array is a view into it), the free-mask integer, the live boxes and
+        the live grants. O(MN)."""
+        twin = self._shallow_clone()
+        twin._pad = self._pad.copy()
+        twin.busy = twin._pad[1:-1, 1:-1]
+        twin._cov = np.zeros_like(self._cov)
+        twin._boxes = dict(self._boxes)
+        return twin
+
     # -- the coverage array -------------------------------------------------------------------
     def coverage(self, w: int, h: int) -> np.ndarray:
         """Zhu's coverage array for a ``w x h`` request: ``(height, width)``, True where no free
@@ -126,6 +137,35 @@ class ZhuAllocator(MeshAllocator):
         if w > self.width or h > self.height:
             return None
         return self._first_in(self._free_bits(), w, h)
+
+    def _bits_of(self, free: np.ndarray) -> int:
+        """A ``(height, width)`` free mask in the layout of :meth:`_free_bits`."""
+        pad = np.zeros((self.height, self._stride), dtype=bool)
+        pad[:, 1:-1] = free
+        return int.from_bytes(np.packbits(pad, bitorder="little").tobytes(), "little")
+
+    def covers(self, failed: tuple[int, int], request: tuple[int, int]) -> bool:
+        """Perfect recognition: a ``w' x h'`` submesh with ``w' >= w``, ``h' >= h`` contains a
+        ``w x h`` one, so a request as wide and as high as one that failed fails too (with
+        ``rotate``, in either orientation: the failed request failed turned as well;
+        :meth:`~topoalloc.Allocator.covers`)."""
+        w, h = self.validate(failed)
+        rw, rh = self.validate(request)
+        return (rw >= w and rh >= h) or (self.rotate and rw >= h and rh >= w)
+
+    def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
+        """The first-fit submesh (first base in row-major order, turned if ``rotate`` and only then)
+        whose nodes are all marked in ``free``: perfect recognition, so one exists exactly when
+        the allocator would place the request on that free set (best fit might choose another;
+        :meth:`~topoalloc.Allocator.place_in`). O(MN (log w + log h) / 64)."""
+        request = self.validate(request)
+        bits = self._bits_of(np.asarray(free, dtype=bool).reshape(self.height, self.width))
+        for w, h in self._orientations(request):
+            base = self._first_in(bits, w, h)
+            if base is not None:
+                x, y = base
+                return self._ids[y : y + h, x : x + w].ravel()
+        return None
 
     # -- placing ------------------------------------------------------------------------------
     def _orientations(self, request: tuple[int, int]) -> list[tuple[int, int]]:

@@ -8,6 +8,7 @@ import numpy as np
 
 from topologies import Mesh, Submesh
 
+from ..base import Allocation
 from ._zhu import ZhuAllocator
 
 __all__ = ["BestFit", "BestFitOracle"]
@@ -54,6 +55,19 @@ class BestFit(ZhuAllocator):
 
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
         super().__init__(topology, rotate)
+
+    def clone(self) -> BestFit:
+        """A copy of the busy store, the free mask and the live grants (:meth:`Allocator.clone`).
+        O(MN)."""
+        return self._zhu_clone() if type(self) is BestFit else super().clone()
+
+    def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
+        """:meth:`~topoalloc.Allocator.allocate_avoiding` (the generic search), answered ``None`` at
+        once when no free submesh at all stays off ``avoid`` (perfect recognition: then none of the
+        allocator's placements does either)."""
+        if self.place_in(request, ~self.busy.ravel() & ~np.asarray(avoid, dtype=bool).ravel()) is None:
+            return None
+        return super().allocate_avoiding(request, avoid)
 
     def score(self, x: int, y: int, w: int, h: int) -> int:
         """Busy or off-mesh positions among the ``2 (w + h)`` edge neighbours of the ``w x h``

@@ -121,6 +121,17 @@ class Buddy2D(MeshAllocator):
         parts = [b.node_ids(self.width) for b in self.free_blocks()]
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
+    def clone(self) -> Buddy2D:
+        """A copy of the busy array, the free lists and the live grants (:meth:`Allocator.clone`).
+        O(MN + B) for ``B`` free blocks."""
+        if type(self) is not Buddy2D:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin.busy = self.busy.copy()
+        twin._sets = [set(s) for s in self._sets]
+        twin._heaps = [h[:] for h in self._heaps]
+        return twin
+
     # -- free lists ---------------------------------------------------------------------------
     def _push(self, order: int, a: int) -> None:
         self._sets[order].add(a)
@@ -145,6 +156,64 @@ class Buddy2D(MeshAllocator):
             if best_addr < 0 or top < best_addr:
                 best_addr, best_order = top, j
         return None if best_addr < 0 else (best_addr, best_order)
+
+    def _least_aligned(self, free: np.ndarray, s: int) -> int | None:
+        """The least Z-order address of an aligned ``s x s`` block whose nodes are all marked in the
+        ``(height, width)`` mask ``free``, or ``None``."""
+        n = self.width // s
+        ok = free.reshape(n, s, n, s).all(axis=(1, 3)).ravel()
+        if not ok.any():
+            return None
+        return int(self._block_addresses(s)[ok].min())
+
+    def _block_addresses(self, s: int) -> np.ndarray:
+        """Z-order addresses of the aligned ``s x s`` blocks, in row-major block order (cached)."""
+        cache = self.__dict__.setdefault("_addresses", {})
+        found = cache.get(s)
+        if found is None:
+            n = self.width // s
+            by, bx = np.divmod(np.arange(n * n), n)
+            x, y = bx * s, by * s
+            found = np.zeros(n * n, dtype=np.int64)
+            for i in range(self.order):
+                found |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1)
+            found.flags.writeable = False
+            cache[s] = found
+        return found
+
+    def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
+        """The aligned ``s x s`` block with the least Z-order address whose nodes are all marked in
+        ``free`` (the allocator's own rule on that free set; :meth:`Allocator.place_in`). O(MN)."""
+        s = _side(self.validate(request))
+        found = self._least_aligned(np.asarray(free, dtype=bool).reshape(self.height, self.width), s)
+        if found is None:
+            return None
+        x, y = self._coords(found)
+        return self._ids[y : y + s, x : x + s].ravel()
+
+    def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free aligned
+        blocks by increasing Z-order address, so the grant is the least one that touches no avoided
+        node. O(MN) plus the split."""
+        s = _side(self.validate(request))
+        k = s.bit_length() - 1
+        a = self._least_aligned(~(self.busy | np.asarray(avoid, dtype=bool).reshape(self.height, self.width)), s)
+        if a is None:
+            return None
+        for j in range(k, self.order + 1):  # the maximal free block holding it
+            top = a & ~((1 << (2 * j)) - 1)
+            if top in self._sets[j]:
+                break
+        self._sets[j].discard(top)
+        for order in range(j - 1, k - 1, -1):  # split down around it, freeing the other quadrants
+            q = 1 << (2 * order)
+            mine = top + (a - top) // q * q
+            for i in range(4):
+                if top + i * q != mine:
+                    self._push(order, top + i * q)
+            top = mine
+        x, y = self._coords(a)
+        return self._register(*self._grant(x, y, s, s))
 
     def _place(self, request: tuple[int, int]):
         s = _side(request)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from topologies import Mesh
 
+from ..base import Allocation
 from ._zhu import ZhuAllocator
 
 __all__ = ["FirstFit"]
@@ -37,6 +40,34 @@ class FirstFit(ZhuAllocator):
 
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
         super().__init__(topology, rotate)
+
+    def clone(self) -> FirstFit:
+        """A copy of the busy store, the free mask and the live grants (:meth:`Allocator.clone`).
+        O(MN)."""
+        return self._zhu_clone() if type(self) is FirstFit else super().clone()
+
+    def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
+        """:meth:`~topoalloc.Allocator.allocate_avoiding`: the same sequence of first-fit
+        placements, searched on a copy of the free mask in which each rejected submesh is marked
+        busy (no grants are made for them); ``None`` at once when no free submesh at all stays off
+        the avoided nodes. O(MN (log w + log h) / 64) per rejected submesh."""
+        request = self.validate(request)
+        avoid = np.asarray(avoid, dtype=bool).reshape(self.height, self.width)
+        bits = self._free_bits()
+        off = bits & ~self._bits_of(avoid)
+        if all(self._first_in(off, w, h) is None for w, h in self._orientations(request)):
+            return None  # no free submesh at all stays off the avoided nodes
+        while True:
+            for w, h in self._orientations(request):
+                base = self._first_in(bits, w, h)
+                if base is not None:
+                    break
+            else:
+                return None
+            x, y = base
+            if not avoid[y : y + h, x : x + w].any():
+                return self._register(*self._grant(x, y, w, h))
+            bits &= ~self._block(x, y, w, h)
 
     def _place(self, request: tuple[int, int]):
         if request[0] * request[1] > self._free:

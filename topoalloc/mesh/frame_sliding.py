@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from topologies import Mesh
 
+from ..base import Allocation
 from .base import MeshAllocator
 
 __all__ = ["FrameSliding"]
@@ -77,23 +80,63 @@ class FrameSliding(MeshAllocator):
             got = self._shapes[(w, h)] = (block, bases, tuple(shifts))
         return got
 
+    def clone(self) -> FrameSliding:
+        """A copy of the busy array and the live grants (:meth:`Allocator.clone`); the free mask is
+        an integer and the shape cache only grows, so both are shared safely. O(MN)."""
+        if type(self) is not FrameSliding:
+            return super().clone()
+        twin = self._shallow_clone()
+        twin.busy = self.busy.copy()
+        return twin
+
+    def _first_free(self, bits: int, w: int, h: int) -> int | None:
+        """The bit (``y * width + x``) of the first frame, in row-major order, whose nodes are all
+        set in ``bits``; ``None`` if there is none."""
+        _, bases, shifts = self._shapes.get((w, h)) or self._shape(w, h)
+        for d in shifts:  # stride positions never cross a row end, so no guard bits are needed
+            bits &= bits >> d
+        hit = bits & bases
+        return (hit & -hit).bit_length() - 1 if hit else None
+
+    def _take(self, p: int, w: int, h: int):
+        self._bits &= ~(self._shapes[(w, h)][0] << p)
+        y, x = divmod(p, self.width)
+        return self._grant(x, y, w, h)
+
     def _place(self, request: tuple[int, int]):
         w, h = request
         if w * h > self._free:
             return None
-        block, bases, shifts = self._shapes.get(request) or self._shape(w, h)
-        bits = self._bits
-        for d in shifts:  # stride positions never cross a row end, so no guard bits are needed
-            bits &= bits >> d
-        hit = bits & bases
-        if not hit:
-            return None
-        p = (hit & -hit).bit_length() - 1  # the first free frame in row-major order
-        self._bits &= ~(block << p)
-        y, x = divmod(p, self.width)
-        return self._grant(x, y, w, h)
+        p = self._first_free(self._bits, w, h)
+        return None if p is None else self._take(p, w, h)
 
     def _unplace(self, allocation):
         s = allocation.placement
         self._bits |= self._shape(s.width, s.height)[0] << (s.y * self.width + s.x)
         return super()._unplace(allocation)
+
+    def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
+        """The first frame whose nodes are all marked in ``free`` (the allocator's own rule on that
+        free set; :meth:`Allocator.place_in`). O(MN / 64) word operations."""
+        w, h = self.validate(request)
+        p = self._first_free(_bits(free), w, h)
+        if p is None:
+            return None
+        y, x = divmod(p, self.width)
+        return self._ids[y : y + h, x : x + w].ravel()
+
+    def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` directly: frames do not overlap, so successive
+        placements are the free frames in row-major order; the first that touches no avoided node.
+        O(MN / 64) word operations."""
+        w, h = self.validate(request)
+        if w * h > self._free:
+            return None
+        p = self._first_free(self._bits & ~_bits(avoid), w, h)
+        return None if p is None else self._register(*self._take(p, w, h))
+
+
+def _bits(mask: np.ndarray) -> int:
+    """A boolean node mask (flat, or ``(height, width)``) as an integer, node ``i`` at bit ``i``."""
+    flat = np.ascontiguousarray(mask, dtype=bool).ravel()
+    return int.from_bytes(np.packbits(flat, bitorder="little").tobytes(), "little")
