@@ -4,14 +4,22 @@
 >>> from scheduling import simulate, workloads
 >>> w = workloads.Synthetic(workloads.MeshSides(32, 32), workloads.Exponential(5.0), load=0.5, machine_size=1024)
 >>> simulate(FrameSliding(Mesh(32, 32)), "RSR-1", w, jobs=5000, warmup=500).summary()  # doctest: +SKIP
+
+The subpackages that not every use needs (``workloads``, ``experiments``, ``plots``, ``cli``, the
+paper-specific metrics modules) are imported on first attribute access (PEP 562), so ``import
+scheduling`` stays cheap; ``from scheduling import workloads`` and ``scheduling.workloads.Synthetic``
+work as usual.
 """
+
+import importlib
+from typing import Any
 
 from topologies._version import __version__
 from topologies.errors import ParameterError
 
-from . import metrics, policies, workloads
+from . import metrics, policies
 from .actions import Action, Resize, Resume, Start, Suspend, Timer
-from .api import simulate
+from .api import EmptyWorkloadError, simulate
 from .jobs import Job, JobRecord
 from .metrics import Estimate, combine, confidence_interval, replicate_until
 from .policies import Policy
@@ -23,6 +31,7 @@ from .speedup import Amdahl, Linear, Speedup, Tabulated
 __all__ = [
     "__version__",
     "simulate",
+    "EmptyWorkloadError",
     "Simulator",
     "ParameterError",
     "SimulationResult",
@@ -48,3 +57,18 @@ __all__ = [
     "policies",
     "workloads",
 ]
+
+#: Submodules imported on first attribute access (``scheduling.experiments``, ...).
+_LAZY_SUBMODULES = frozenset({
+    "workloads", "experiments", "plots", "cli", "applications", "downey_metrics", "gang_metrics", "speedup_downey",
+})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")  # the import sets the attribute
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)

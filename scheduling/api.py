@@ -10,7 +10,12 @@ from .policies.base import Policy
 from .result import SimulationResult
 from .simulator import Simulator
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "EmptyWorkloadError"]
+
+
+class EmptyWorkloadError(ValueError):
+    """:func:`simulate` was given a finite workload without a single job (an empty, comments-only
+    or fully skipped trace, an empty list); the message says why, from a trace's skip report."""
 
 
 def simulate(
@@ -49,8 +54,22 @@ def simulate(
     >>> s["jobs"] >= 1800 and 0.0 < s["utilization"] < 1.0
     True
     """
+    _check_not_empty(workload)
     return Simulator(
         allocator, policy, workload, jobs=jobs, warmup=warmup, seed=seed, until=until, record_state=record_state,
         record_placement=record_placement, runtime_model=runtime_model, record_contention=record_contention,
         record_fragmentation=record_fragmentation,
     ).run()
+
+
+def _check_not_empty(workload: Any) -> None:
+    """Raise :class:`EmptyWorkloadError` for a workload that has a length and it is zero (a run
+    without jobs has no statistics: every metric would be NaN)."""
+    try:
+        empty = len(workload) == 0
+    except TypeError:  # a stream: its length is unknown
+        return
+    if empty:
+        report = getattr(workload, "report", None)
+        why = report.no_jobs_reason() if hasattr(report, "no_jobs_reason") else "the workload has no jobs"
+        raise EmptyWorkloadError(f"no job to simulate: {why}")

@@ -196,12 +196,19 @@ def build_parser() -> argparse.ArgumentParser:
         _execution_options(p)
 
     p = _sub(sub, "replay", "replay an SWF trace under chosen allocators and policies",
-             "  topoalloc replay ../shared/traces/NASA-iPSC-1993-3.1-cln.swf.gz --topology cube:7 "
-             "--allocators Buddy,GrayCode --policies FCFS,RSR-1\n"
-             "  topoalloc replay trace.swf --policies FCFS,EASY --jobs 5000")
-    p.add_argument("trace", metavar="TRACE.swf", help="a Standard Workload Format trace (.swf or .swf.gz)")
+             "  topoalloc replay NASA-iPSC-1993-3.1-cln --topology cube:7 --allocators Buddy,GrayCode "
+             "--policies FCFS,RSR-1\n"
+             "  topoalloc replay path/to/trace.swf --topology mesh:16x20 --oversize clamp --policies FCFS,EASY")
+    p.epilog += _REPLAY_NOTES
+    p.add_argument("trace", metavar="TRACE.swf",
+                   help="a Standard Workload Format trace (.swf or .swf.gz, plain or gzip): a path, or the name of "
+                        "a trace in $TOPOALLOC_TRACES (the .swf/.swf.gz suffix may be left out)")
     p.add_argument("--topology", default=None, metavar="T",
-                   help="mesh:WxH, cube:D or flat:P (default: flat with the trace's largest job size)")
+                   help="mesh:WxH, cube:D or flat:P (default: flat with the trace's MaxProcs, else its largest "
+                        "job); see below for the request a job of n processors makes")
+    p.add_argument("--oversize", choices=("skip", "clamp", "error"), default="skip",
+                   help="jobs larger than the machine: skip them (listed in the report), clamp them to the "
+                        "machine, or stop with an error (default: skip)")
     p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
                    help="default: FlatPool on flat, FirstFit on a mesh, Buddy on a cube")
     p.add_argument("--policies", type=_csv_list, default=["FCFS"], metavar="P,Q", help="default: FCFS")
@@ -546,16 +553,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from .experiments import registry as reg
     from .experiments.config import canonical_policy
 
-    trace = Path(args.trace)
-    if not trace.is_file():
-        raise _Error(f"no such trace file: {trace}")
+    trace = _trace_file(args.trace)
     if args.topology:
         try:
             topo = TopologySpec.parse(args.topology)
         except ValueError as exc:
             raise _Error(f"--topology: {exc}") from None
     else:
-        raw = read_trace(trace)
+        raw = _read_replay_trace(read_trace, trace)
         size = raw.machine_size or max((j.size or 1 for j in raw), default=1)
         topo = TopologySpec("flat", (int(size),))
     default_alloc = {"flat": "FlatPool", "mesh": "FirstFit", "cube": "Buddy"}[topo.kind]
@@ -574,10 +579,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             pols.append(canonical_policy(p))
         except (KeyError, ValueError) as exc:
             raise _Error(f"--policies: {exc}") from None
-    jobs = read_trace(trace, topo)
-    if not len(jobs):
-        raise _Error(f"{trace}: no job of the trace fits {topo.label} ({jobs.report})")
-    points = trace_points(trace, topo, allocs, pols, loads=args.loads, jobs=args.jobs, warmup=args.warmup)
+    jobs = _read_replay_trace(read_trace, trace, topo, too_large=args.oversize)
+    points = trace_points(trace, topo, allocs, pols, loads=args.loads, jobs=args.jobs, warmup=args.warmup,
+                          too_large=args.oversize)
     print(f"replay on {topo.label}: {jobs.report}")
     if args.loads:
         print(f"arrivals rescaled to offered loads {', '.join(f'{x:g}' for x in args.loads)} "
@@ -594,6 +598,50 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s")
         _write_out(summaries, args.out, metrics)
     return 0
+
+
+_REPLAY_NOTES = """
+
+A job of n processors (the trace's requested processors, else its allocated ones) asks for n
+processors on flat:P, for the smallest subcube of 2**k >= n processors on cube:D, and for a
+near-square w x h submesh on mesh:WxH, w = ceil(sqrt(n)) and h = ceil(n / w) (w >= h, fewer than w
+processors wasted; a side longer than the mesh is cut to the mesh and the other side grown to
+fit). Jobs larger than the machine are skipped and counted in the report, unless --oversize says
+otherwise."""
+
+
+def _trace_file(name: str) -> Path:
+    """The trace ``replay`` was given: an existing file, else a trace name in ``$TOPOALLOC_TRACES``."""
+    from .workloads.swf import SWFError, TraceNotFoundError, trace_path
+
+    path = Path(name)
+    if path.is_dir():
+        raise _Error(f"{path} is a directory, not an SWF trace file")
+    if path.is_file():
+        return path
+    try:
+        return trace_path(name)
+    except (TraceNotFoundError, SWFError) as exc:
+        raise _Error(f"no such trace file: {name}, and no trace of that name: {exc}") from None
+
+
+def _read_replay_trace(read_trace: Any, trace: Path, topo: Any = None, too_large: str = "skip") -> Any:
+    """The trace's jobs for ``topo``; a file that cannot be read or has no job is a one-line error."""
+    from .workloads.swf import SWFError, SWFReadError
+
+    try:
+        jobs = read_trace(trace, topo, too_large=too_large)
+    except SWFReadError as exc:
+        raise _Error(str(exc)) from None
+    except (SWFError, OSError) as exc:
+        raise _Error(f"{trace}: {exc}") from None
+    if not len(jobs):
+        report = jobs.report
+        if report.records and set(report.counts) <= {"too large for the machine", "no request on the topology"}:
+            raise _Error(f"{trace}: no job of the trace fits {topo.label if topo else 'the machine'} ({report}); "
+                         f"--oversize clamp cuts larger jobs to the machine")
+        raise _Error(f"{trace}: no job to simulate: {report.no_jobs_reason()}")
+    return jobs
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:

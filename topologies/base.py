@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Protocol, runtime_checkable
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ._validate import check_int
 from .errors import RequestSizeError, RequestTypeError, TopologyError
+
+if TYPE_CHECKING:  # networkx is imported by to_networkx() only: it is slow to import
+    import networkx as nx
 
 __all__ = ["Topology", "check_positive_int"]
 

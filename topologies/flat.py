@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
-
-import networkx as nx
+from typing import TYPE_CHECKING, ClassVar
 
 from .base import check_positive_int, count_request, request_int
 from .errors import RequestSizeError
+
+if TYPE_CHECKING:  # networkx is imported by to_networkx() only: it is slow to import
+    import networkx as nx
 
 __all__ = ["Flat"]
 
@@ -41,6 +42,8 @@ class Flat:
 
     def to_networkx(self) -> nx.Graph:
         """A complete graph on the processor ids."""
+        import networkx as nx
+
         return nx.complete_graph(self.size)
 
     def validate_request(self, request: int) -> int:

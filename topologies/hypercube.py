@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
-
-import networkx as nx
+from typing import TYPE_CHECKING, ClassVar
 
 from .base import check_positive_int, request_int
 from .errors import RequestSizeError, TopologyError
+
+if TYPE_CHECKING:  # networkx is imported by to_networkx() only: it is slow to import
+    import networkx as nx
 
 __all__ = ["Hypercube", "MAX_CUBE_DIM"]
 
@@ -56,6 +57,8 @@ class Hypercube:
 
     def to_networkx(self) -> nx.Graph:
         """The cube as networkx's hypercube graph, relabelled to the integer addresses."""
+        import networkx as nx
+
         g = nx.hypercube_graph(self.dim) if self.dim else nx.empty_graph(1)
         if self.dim == 0:
             return g

@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import networkx as nx
 import numpy as np
 
 from .base import check_positive_int, request_int
 from .errors import RequestSizeError, RequestTypeError
+
+if TYPE_CHECKING:  # networkx is imported by to_networkx() only: it is slow to import
+    import networkx as nx
 
 __all__ = ["Mesh"]
 
@@ -69,6 +71,8 @@ class Mesh:
 
     def to_networkx(self) -> nx.Graph:
         """The mesh as a networkx grid graph, relabelled to the integer node ids."""
+        import networkx as nx
+
         g = nx.grid_2d_graph(self.width, self.height)
         return nx.relabel_nodes(g, {(x, y): y * self.width + x for x, y in g.nodes})
 

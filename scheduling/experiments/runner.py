@@ -59,22 +59,23 @@ class TraceSupportError(ImportError):
 
 
 # -- one task ---------------------------------------------------------------------------------------
-def read_trace(path: str | Path, topology: Any = None, rate_factor: float = 1.0) -> Any:
+def read_trace(path: str | Path, topology: Any = None, rate_factor: float = 1.0, too_large: str = "skip") -> Any:
     """The SWF trace at ``path`` as jobs (an :class:`~scheduling.workloads.swf.SWFTrace` from
     :func:`~scheduling.workloads.swf.load_swf`): requests made for ``topology`` (a count on a flat
     machine, sides on a mesh, a dimension on a cube), jobs larger than it skipped and listed in the
-    trace's ``report``, arrival gaps divided by ``rate_factor``. Cached per process, keyed by the
-    file's path and modification time."""
+    trace's ``report`` (or, with ``too_large="clamp"``, cut to the machine; ``"error"`` raises),
+    arrival gaps divided by ``rate_factor``. Cached per process, keyed by the file's path and
+    modification time."""
     p = Path(path)
     label = None
     if topology is not None:
         label = topology.label if isinstance(topology, TopologySpec) else repr(topology)
         if not isinstance(topology, TopologySpec):
-            return _load_swf(str(p), topology, rate_factor)
-    return _read_trace_cached(str(p), p.stat().st_mtime_ns, label, float(rate_factor))
+            return _load_swf(str(p), topology, rate_factor, too_large)
+    return _read_trace_cached(str(p), p.stat().st_mtime_ns, label, float(rate_factor), too_large)
 
 
-def _load_swf(path: str, topology: Any, rate_factor: float) -> Any:
+def _load_swf(path: str, topology: Any, rate_factor: float, too_large: str = "skip") -> Any:
     try:
         from ..workloads import swf
     except ImportError as exc:
@@ -82,13 +83,13 @@ def _load_swf(path: str, topology: Any, rate_factor: float) -> Any:
     load = getattr(swf, "load_swf", None)
     if load is None:
         raise TraceSupportError("scheduling.workloads.swf has no load_swf(path, topology=...)")
-    return load(path, topology=topology, rate_factor=rate_factor)
+    return load(path, topology=topology, rate_factor=rate_factor, too_large=too_large)
 
 
 @functools.lru_cache(maxsize=8)
-def _read_trace_cached(path: str, _mtime: int, topology: str | None, rate_factor: float) -> Any:
+def _read_trace_cached(path: str, _mtime: int, topology: str | None, rate_factor: float, too_large: str) -> Any:
     topo = TopologySpec.parse(topology).build() if topology is not None else None
-    return _load_swf(path, topo, rate_factor)
+    return _load_swf(path, topo, rate_factor, too_large)
 
 
 def _fairness(table: np.ndarray) -> dict[str, list]:
@@ -187,7 +188,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         work = cfg["workload"]
         spec = model = trace = None
         if "trace" in work:
-            trace = read_trace(work["trace"], topo, work.get("rate_factor", 1.0))
+            trace = read_trace(work["trace"], topo, work.get("rate_factor", 1.0), work.get("too_large", "skip"))
             seeds = [task["sim_seed"]]
         else:
             spec = WorkloadSpec.from_json(work)
@@ -538,22 +539,26 @@ def trace_points(
     experiment: str | None = None,
     jobs: int | None = None,
     warmup: int = 0,
+    too_large: str = "skip",
 ) -> list[Point]:
     """Points replaying trace ``path`` on ``topology`` under each allocator and policy, one
     replication each (a trace is one sample). Without ``loads`` the trace runs as recorded (the
     point's load is ``None``); with ``loads`` its arrivals are compressed or stretched to each
     offered load (:meth:`~scheduling.workloads.swf.SWFTrace.rate_factor_for` on the topology's
-    size). The trace is identified by its name and SHA-256 (not its path), so a moved copy resumes
-    the same rows."""
+    size). ``too_large``: what happens to jobs larger than the machine (``"skip"``, ``"clamp"``,
+    ``"error"``, as :func:`~scheduling.workloads.swf.load_swf`). The trace is identified by its name
+    and SHA-256 (not its path), so a moved copy resumes the same rows."""
     p = Path(path)
     digest = hashlib.sha256(p.read_bytes()).hexdigest()
     base = {"trace": str(p), "name": p.name, "sha256": digest}
+    if too_large != "skip":  # only then: the points of earlier replays keep their identity
+        base["too_large"] = too_large
     name = experiment or f"replay/{p.name}"
     works: list[tuple[float | None, dict[str, Any]]] = []
     if loads is None:
         works.append((None, {**base, "rate_factor": 1.0}))
     else:
-        trace = read_trace(p, topology)
+        trace = read_trace(p, topology, too_large=too_large)
         for load in loads:
             works.append((float(load), {**base, "rate_factor": trace.rate_factor_for(float(load), topology.size)}))
     return [_TracePoint(name, topology, a, pol, work, load, jobs, warmup, 0)

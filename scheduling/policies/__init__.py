@@ -1,21 +1,32 @@
 """Scheduling policies and their registry.
 
+The policy classes of the papers' other families (``EASY``, ``Gang``, ``DEQP``, ...) are attributes
+of this package, imported from their modules on first access (PEP 562), as :func:`get` imports a
+family's module on first use: ``import scheduling`` does not pay for every policy module.
+
 >>> from scheduling import policies
 >>> policies.get("RSR-2").name, policies.get("limit-5").name
 ('RSR-2', 'Limit-5')
 """
 
-from .backfilling import EASY, Conservative  # registers EASY and Conservative backfilling (seed 004 §2.2)
+import importlib
+from typing import Any
+
 from .base import Policy
-from .downey import ASP, DowneyStrategy  # registers Downey's strategies (seed 001)
-from .efficiency import APEQUI, EQUALEFF, EQUI, OPTEFF, STEQUALEFF, STEQUI  # seed 003
 from .fcfs import FCFS
 from .folding import RSR, AverageLimit, FoldingRule, GreedyLimit, Limit, NoFold
-from .gang import Gang  # registers DHC gang scheduling (seed 004 §2.3-2.6)
-from .ismail_dynamic import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, DynamicPolicy  # seed 000 ch. 4
-from .ismail_static import EPFP, AdaptiveFolding, FirstFitQueue, UnlimitedFolding  # registers seed 000 static
-from .recorded import Recorded, RecordedScheduleError  # registers a trace's recorded schedule (seed 004 §5)
-from .registry import ANY_ALLOCATOR, PolicyFamily, UnknownPolicyError, describe, families, get, names, register, suggest
+from .registry import (
+    ANY_ALLOCATOR,
+    PolicyFamily,
+    UnknownPolicyError,
+    describe,
+    families,
+    get,
+    load_all,
+    names,
+    register,
+    suggest,
+)
 
 register("FCFS", lambda: FCFS(), help="first come first served, no folding (seed 002, seed 000 §2.2.1)")
 register("RSR", lambda t: FCFS(RSR(t)), param="int", help="FCFS with restricted size reduction (seed 002 §3.2)")
@@ -41,6 +52,7 @@ __all__ = [
     "PolicyFamily",
     "ANY_ALLOCATOR",
     "UnknownPolicyError",
+    "load_all",
     "FirstFitQueue",
     "UnlimitedFolding",
     "EPFP",
@@ -66,3 +78,31 @@ __all__ = [
     "Recorded",
     "RecordedScheduleError",
 ]
+
+#: Policy classes defined in the lazily imported modules: attribute -> module.
+_LAZY_ATTRS = {
+    **dict.fromkeys(("EASY", "Conservative"), "backfilling"),  # seed 004 §2.2
+    **dict.fromkeys(("ASP", "DowneyStrategy"), "downey"),  # seed 001
+    **dict.fromkeys(("EQUI", "APEQUI", "STEQUI", "EQUALEFF", "STEQUALEFF", "OPTEFF"), "efficiency"),  # seed 003
+    "Gang": "gang",  # seed 004 §2.3-2.6
+    **dict.fromkeys(("DynamicPolicy", "DEQP", "DPROP", "DPROPSM", "DPROPSH", "DFCFS", "DSMJF"),
+                    "ismail_dynamic"),  # seed 000 ch. 4
+    **dict.fromkeys(("FirstFitQueue", "UnlimitedFolding", "EPFP", "AdaptiveFolding"), "ismail_static"),  # seed 000
+    **dict.fromkeys(("Recorded", "RecordedScheduleError"), "recorded"),  # seed 004 §5: a trace's own schedule
+}
+_SUBMODULES = frozenset(_LAZY_ATTRS.values())
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_ATTRS:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_ATTRS) | _SUBMODULES)

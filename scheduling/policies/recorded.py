@@ -136,4 +136,5 @@ class Recorded(Policy):
 
 
 register("Recorded", Recorded, help="the trace's recorded schedule: each job starts at arrival + its SWF wait "
-         "(field 3); no allocator (seed 004's EASY-LL columns)")
+         "(field 3); no allocator (seed 004's EASY-LL columns)",
+         needs="jobs carrying their recorded wait (an SWF trace); no allocator is used")

@@ -23,13 +23,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._validate import check_has, check_int, check_real
-from ..applications import ApplicationMix
 from ..jobs import Job, JobStream
 from .distributions import MISP, LinearSpeedup, TruncatedExponential, Uniform, UniformCount
 from .synthetic import Synthetic
+
+if TYPE_CHECKING:  # applications imports this package's synthetic module
+    from ..applications import ApplicationMix
 
 __all__ = ["ismail_dynamic", "Labelled", "ISMAIL_DYNAMIC_EXECUTION"]
 
@@ -89,6 +91,8 @@ def ismail_dynamic(execution: str = "uniform", *, load: float, speedup: str = "m
     check_real(load, "load", low=0, low_open=True)
     check_int(machine_size, "machine_size", low=2 if execution != "applications" else 1)
     if execution == "applications":
+        from ..applications import ApplicationMix
+
         return ApplicationMix(load=load, machine_size=machine_size)
     if speedup == "misp":
         model: Any = MISP(0.4, 0.9, 0.5)

@@ -200,6 +200,73 @@ def test_replay_a_tiny_trace(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "none.swf")]) == 2
 
 
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    return err
+
+
+def test_replay_finds_bare_trace_names_in_the_traces_directory(tmp_path, monkeypatch, capsys):
+    import gzip
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    (traces / "tiny.swf.gz").write_bytes(gzip.compress(SWF.encode()))
+    monkeypatch.setenv("TOPOALLOC_TRACES", str(traces))
+    monkeypatch.chdir(tmp_path)
+    for name in ("tiny", "tiny.swf.gz"):
+        assert main(["replay", name, "--topology", "cube:4", "--workers", "1", "--no-progress"]) == 0
+        assert "tiny.swf.gz: 8 lines, 6 records, 5 jobs kept" in capsys.readouterr().out
+    assert main(["replay", "nonesuch", "--workers", "1"]) == 2
+    err = _one_line_error(capsys)
+    assert "no such trace file: nonesuch" in err and "tiny.swf.gz" in err and "TOPOALLOC_TRACES" in err
+
+
+def test_replay_oversize_choices(tmp_path, capsys):
+    trace = tmp_path / "tiny.swf"
+    trace.write_text(SWF)
+    run = ["--topology", "mesh:4x4", "--workers", "1", "--no-progress"]
+    assert main(["replay", str(trace), *run, "--oversize", "clamp"]) == 0
+    assert "6 jobs kept; 1 clamped to the machine" in capsys.readouterr().out
+    assert main(["replay", str(trace), *run, "--oversize", "error"]) == 2
+    assert "tiny.swf: line 8: job 6 needs 32 processors, the machine has 16" in _one_line_error(capsys)
+    assert main(["replay", str(trace), *run]) == 0
+    assert "1 skipped: too large for the machine" in capsys.readouterr().out
+    help_text = build_parser()._subparsers._group_actions[0].choices["replay"].format_help()
+    assert "--oversize {skip,clamp,error}" in help_text and "w = ceil(sqrt(n))" in help_text
+    assert "smallest subcube" in help_text
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "is a directory, not an SWF trace file"),
+    ("truncated", "truncated gzip file"),
+    ("", "no job to simulate: t.swf has no data line (an empty file)"),
+    ("; MaxProcs: 16\n;\n", "no job to simulate: t.swf has no data line (2 lines, only comments and blank lines)"),
+    ("; MaxProcs: 16\n1 0 -1 -1 4 -1 -1 4 -1 -1 1 1 -1 -1 -1 -1 -1 -1\nnot data\n",
+     "no job to simulate: the one record of t.swf was skipped (1 malformed line, 1 unknown run time)"),
+    ("; MaxProcs: 64\n1 0 -1 10 40 -1 -1 40 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n",
+     "no job of the trace fits flat:16"),
+])
+@pytest.mark.parametrize("topology", [None, "flat:16"])
+def test_replay_of_a_file_without_jobs_or_not_a_trace_is_one_line(tmp_path, capsys, content, message, topology):
+    import gzip
+
+    path = tmp_path / "t.swf"
+    if content is None:
+        path.mkdir()
+    elif content == "truncated":
+        path.write_bytes(gzip.compress(SWF.encode() * 50)[:200])
+    else:
+        path.write_text(content)
+    if topology is None and "fits" in message:  # the default machine is the header's 64 processors: it fits
+        assert main(["replay", str(path), "--workers", "1", "--no-progress"]) == 0
+        return
+    args = ["replay", str(path), "--workers", "1", "--no-progress"] + (["--topology", topology] if topology else [])
+    assert main(args) == 2
+    err = _one_line_error(capsys)
+    assert err.startswith("topoalloc replay: error: ") and message in err and "t.swf" in err
+
+
 def test_snapshot_pictures(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     occ, sched = tmp_path / "occ.png", tmp_path / "sched.png"

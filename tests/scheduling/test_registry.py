@@ -77,3 +77,68 @@ def test_policy_binds_once():
     pol.bind(FlatPool(Flat(4)))
     with pytest.raises(RuntimeError, match="already bound"):
         pol.bind(FlatPool(Flat(4)))
+
+
+# -- the lazily imported policy modules -------------------------------------------------------------
+def _fresh(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (the registry's state is per process); its stdout."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (str(root), os.environ.get("PYTHONPATH")))))
+    return subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+
+
+def test_static_table_matches_what_the_policy_modules_register():
+    out = _fresh(
+        "import json\n"
+        "from scheduling.policies import registry as r\n"
+        "before = sorted(r._FAMILIES)\n"
+        "r.load_all()\n"
+        "fams = {k: [f.name, f.param, f.help, f.needs, f.builtin] for k, f in r._FAMILIES.items()}\n"
+        "print(json.dumps([before, fams]))\n"
+    )
+    import json
+
+    from scheduling.policies import registry
+
+    before, fams = json.loads(out)
+    assert before == ["AVERAGE", "FCFS", "GREEDY", "LIMIT", "RSR"]  # only the package's own families
+    table = {key: [name, param, help, needs, True] for key, (name, _, param, help, needs) in registry._LAZY.items()}
+    registered = {k: v for k, v in fams.items() if k not in before}
+    missing = sorted(set(registered) - set(table))
+    assert not missing, f"families registered by a policy module but not in registry._BUILTIN: {missing}"
+    assert registered == table  # every entry: same name, parameter, help, needs, module
+
+
+def test_names_and_help_without_importing_and_get_imports_one_module():
+    out = _fresh(
+        "import sys\n"
+        "from scheduling import policies\n"
+        "mods = lambda: sorted(m for m in sys.modules if m.startswith('scheduling.policies.'))\n"
+        "start = mods()\n"
+        "names, desc = policies.names(), policies.describe()\n"
+        "print('EASY' in names, 'DPROP-SM-<float>' in names, 'backfilling' in desc['Conservative'], mods() == start)\n"
+        "print(policies.get('dprop-sm/2').name, [m.rsplit('.', 1)[1] for m in mods() if m not in start])\n"
+    )
+    first, second = out.splitlines()
+    assert first == "True True True True"
+    assert second.startswith("DPROP-SM") and second.endswith("['ismail_dynamic']")
+
+
+def test_lazy_attributes_and_user_registrations_win():
+    out = _fresh(
+        "from scheduling import policies\n"
+        "policies.register('EASY', lambda: policies.FCFS(), help='mine')\n"
+        "import scheduling.policies.backfilling as bf\n"  # the module's own registration comes later
+        "print(policies.get('EASY').name, policies.describe()['EASY'], policies.EASY is bf.EASY)\n"
+        "print(policies.get('Conservative').name, policies.Gang.__module__)\n"
+        "try:\n    policies.Nope\nexcept AttributeError as exc:\n    print(exc)\n"
+    )
+    lines = out.splitlines()
+    assert lines[0] == "FCFS mine True"
+    assert lines[1] == "Conservative scheduling.policies.gang"
+    assert "has no attribute 'Nope'" in lines[2]

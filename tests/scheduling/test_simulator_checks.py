@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduling import ParameterError, simulate
+from scheduling import EmptyWorkloadError, ParameterError, simulate
 from scheduling.applications import ApplicationMix
 from scheduling.jobs import Job
 from scheduling.simulator import Simulator, check_requests, is_endless
@@ -90,4 +90,5 @@ def test_lists_and_traces_are_checked_by_their_first_job():
         simulate(Buddy(Hypercube(3)), "FCFS", [Job(0, 0.0, 5, 1.0)], jobs=None)
     jobs = iter([Job(0, 0.0, 2, 1.0), Job(1, 0.5, 1, 1.0)])  # a one-shot iterator keeps its first job
     assert len(simulate(Buddy(Hypercube(3)), "FCFS", jobs, jobs=None)) == 2
-    assert len(simulate(Buddy(Hypercube(3)), "FCFS", [], jobs=None)) == 0
+    with pytest.raises(EmptyWorkloadError, match="no job to simulate"):
+        simulate(Buddy(Hypercube(3)), "FCFS", [], jobs=None)

@@ -321,3 +321,57 @@ def test_real_ctc_header():
     assert trace.header.max_nodes == 338 and trace.header.max_procs == 338 and len(trace) == 20
     assert trace.header.unix_start_time == 835823160
     assert all(j.size == j.attrs["swf"].allocated_processors for j in trace)  # no requested processors in CTC
+
+
+# -- files that are not traces, traces without a job --------------------------------------------------
+def test_truncated_or_corrupt_gzip_and_directories_name_the_file(tmp_path):
+    from scheduling.workloads import SWFReadError
+
+    data = gzip.compress((HEADER + "\n".join(line(i, submit=i) for i in range(2000)) + "\n").encode())
+    cut = write(tmp_path, "", "cut.swf.gz")
+    cut.write_bytes(data[: len(data) // 2])
+    for reader in (load_swf, read_swf):
+        with pytest.raises(SWFReadError, match=r"cut\.swf\.gz.*truncated gzip"):
+            reader(cut)
+    bad = tmp_path / "bad.swf.gz"
+    bad.write_bytes(b"\x1f\x8b" + b"not a gzip stream at all" * 10)
+    with pytest.raises(SWFReadError, match=r"bad\.swf\.gz.*not a valid gzip"):
+        load_swf(bad)
+    with pytest.raises(SWFReadError, match=r"is a directory"):
+        load_swf(tmp_path)
+    assert issubclass(SWFReadError, SWFError)
+    with pytest.raises(FileNotFoundError, match="missing.swf"):
+        load_swf(tmp_path / "missing.swf")
+
+
+@pytest.mark.parametrize("text, why", [
+    ("", "has no data line (an empty file)"),
+    (HEADER, f"has no data line ({HEADER.count(chr(10))} lines, only comments and blank lines)"),
+    (HEADER + "garbage here\n1 2 3\n",
+     "has no valid data line (2 lines skipped: 1 malformed line, 1 wrong field count)"),
+    (HEADER + line(1, run=-1) + "\n" + line(2, alloc=-1, req=-1) + "\n",
+     "all 2 records of t.swf were skipped (1 unknown run time, 1 unknown size)"),
+])
+def test_a_trace_without_jobs_is_refused_by_simulate(tmp_path, text, why):
+    from scheduling import EmptyWorkloadError
+
+    trace = load_swf(write(tmp_path, text))
+    assert len(trace) == 0  # reading it is fine: the report says what is there
+    with pytest.raises(EmptyWorkloadError, match="no job to simulate: ") as err:
+        simulate(FlatPool(Flat(8)), "FCFS", trace, jobs=None)
+    assert why in str(err.value) and "t.swf" in str(err.value)
+    with pytest.raises(EmptyWorkloadError, match="no jobs"):
+        simulate(FlatPool(Flat(8)), "EASY", [], jobs=None)
+    # a trace built by hand, and one filtered down to nothing
+    empty = type(trace)([], [], trace.header, trace.report, 8)
+    with pytest.raises(EmptyWorkloadError):
+        simulate(FlatPool(Flat(8)), "FCFS", empty, jobs=None)
+
+
+def test_a_window_with_no_job_says_so():
+    from scheduling import EmptyWorkloadError
+
+    trace = load_swf(io.StringIO("\n".join(line(i, submit=10 * i) for i in range(5))), machine_size=8,
+                     window=(1000, None))
+    with pytest.raises(EmptyWorkloadError, match=r"all 5 records of the trace were skipped \(5 outside the time"):
+        simulate(FlatPool(Flat(8)), "FCFS", trace, jobs=None)
