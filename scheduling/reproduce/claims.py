@@ -7,7 +7,9 @@ returns an :class:`Outcome`: whether the claim holds in our run, and our numbers
 intervals over seeds. ``expected`` is what the library asserts today: ``True`` for a claim that
 reproduces, ``False`` for a documented non-reproduction (the tests mark those
 ``xfail(strict=True)``, so a claim that starts to hold is noticed too). ``diagnosis`` points to
-the claim's section of ``docs/reproductions.md``.
+the claim's section of ``docs/reproductions.md``. A claim that needs a shared trace finds it with
+:func:`~scheduling.workloads.swf.trace_path`; when the trace is absent, :func:`run_claim` reports
+it skipped (the tests skip it with the same reason) instead of failing.
 
 Claims register themselves from one module per paper (:data:`PAPER_MODULES`), imported on
 demand, so ``claims("002")`` imports only seed 002's definitions.
@@ -23,7 +25,7 @@ from typing import Any
 
 from ..metrics import Estimate, confidence_interval
 
-__all__ = ["Size", "Outcome", "Claim", "register", "claims", "papers", "PAPER_MODULES", "estimate",
+__all__ = ["Size", "Outcome", "Claim", "register", "run_claim", "claims", "papers", "PAPER_MODULES", "estimate",
            "UnknownClaimError"]
 
 #: Paper id -> (module with its claims, short citation).
@@ -68,6 +70,18 @@ class Outcome:
     holds: bool
     ours: str
     values: dict[str, Any] = field(default_factory=dict)
+    skipped: str = ""  # why the claim could not run (an input such as a shared trace is missing)
+
+
+def run_claim(claim: Claim, size: Size) -> Outcome:
+    """Run ``claim`` at ``size``; a claim whose trace is missing (:class:`TraceNotFoundError`, whose
+    message names the directory and ``TOPOALLOC_TRACES``) gives a skipped :class:`Outcome`."""
+    from ..workloads.swf import TraceNotFoundError
+
+    try:
+        return claim.run(size)
+    except TraceNotFoundError as exc:
+        return Outcome(False, f"skipped: {exc}", skipped=str(exc))
 
 
 @dataclass(frozen=True)

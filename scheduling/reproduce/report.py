@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .claims import PAPER_MODULES, Claim, Outcome, Size, claims
+from .claims import PAPER_MODULES, Claim, Outcome, Size, claims, run_claim
 
 __all__ = ["Result", "run_claims", "verdict", "format_results", "markdown_table", "document", "DOC_PATH"]
 
@@ -26,7 +26,9 @@ class Result:
 def verdict(result: Result) -> str:
     """``reproduced``; ``not reproduced`` (a documented non-reproduction); ``REGRESSION`` (a claim
     the library asserts no longer holds); ``reproduced (unexpected)`` (a documented
-    non-reproduction that now holds: update its diagnosis)."""
+    non-reproduction that now holds: update its diagnosis); ``skipped`` (an input is missing)."""
+    if result.outcome.skipped:
+        return "skipped"
     holds, expected = result.outcome.holds, result.claim.expected
     if holds:
         return "reproduced" if expected else "reproduced (unexpected)"
@@ -34,7 +36,7 @@ def verdict(result: Result) -> str:
 
 
 def _run_one(claim_id: str, quick: bool) -> Outcome:
-    return claims(ids=[claim_id])[0].run(Size(quick))
+    return run_claim(claims(ids=[claim_id])[0], Size(quick))
 
 
 def run_claims(selected: Sequence[Claim], size: Size, workers: int | None = None) -> Iterable[Result]:
@@ -44,7 +46,7 @@ def run_claims(selected: Sequence[Claim], size: Size, workers: int | None = None
         workers = os.cpu_count() or 1
     if workers <= 1 or len(selected) <= 1:
         for c in selected:
-            yield Result(c, c.run(size))
+            yield Result(c, run_claim(c, size))
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_run_one, c.id, size.quick) for c in selected]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scheduling.cli import main
-from scheduling.reproduce import DOC_PATH, Size, claims, document, verdict
+from scheduling.reproduce import DOC_PATH, Size, claims, document, run_claim, verdict
 from scheduling.reproduce.report import Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +25,9 @@ def _params():
 
 @pytest.mark.parametrize("claim", _params())
 def test_claim_as_the_paper_states_it(claim):
-    outcome = claim.run(Size(quick=True))
+    outcome = run_claim(claim, Size(quick=True))
+    if outcome.skipped:
+        pytest.skip(outcome.skipped)
     assert outcome.holds, f"{claim.id}: {claim.statement} -- ours: {outcome.ours}"
 
 
@@ -52,6 +54,17 @@ def test_verdicts_distinguish_regressions_from_documented_gaps():
 
     assert verdict(Result(ok, Outcome(True, ""))) == "reproduced"
     assert verdict(Result(ok, Outcome(False, ""))) == "REGRESSION"
+    assert verdict(Result(ok, Outcome(False, "", skipped="no trace"))) == "skipped"
+
+
+def test_a_claim_whose_trace_is_missing_is_skipped_with_the_reason(monkeypatch, tmp_path):
+    from scheduling.reproduce import Claim, Outcome
+    from scheduling.workloads.swf import trace_path
+
+    monkeypatch.setenv("TOPOALLOC_TRACES", str(tmp_path))
+    c = Claim("002-x", "002", "nowhere", "a claim on a trace", lambda size: Outcome(bool(trace_path("CTC")), ""))
+    out = run_claim(c, Size())
+    assert out.skipped and "TOPOALLOC_TRACES" in out.skipped and verdict(Result(c, out)) == "skipped"
 
 
 def test_the_command_lists_and_reports(capsys, tmp_path):
