@@ -21,9 +21,16 @@ Notes on EASY: the two EASY schedules are not compared. AccaSim's ``EASYBackfill
 blocked job's reservation once, then backfills with ``reserved_nodes=[]``, so a backfilled job is
 never kept off the nodes the head needs and can delay the head; topoalloc's ``EASY`` never does.
 
+Whole processes: ``--whole-process`` also times each simulator as a user runs it, one fresh
+process per run, with ``/usr/bin/time`` (elapsed wall time; ``time.perf_counter`` around the child
+when ``/usr/bin/time`` is absent): ``topoalloc replay`` of the file with the policy on a flat
+256-processor ``FlatPool`` (imports, reading the trace, simulating, printing its table), and a
+Python process that imports AccaSim and runs the same simulation. Those figures include each
+package's import time; the in-process ones do not.
+
 Usage::
 
-    python benchmarks/peer_accasim.py [--jobs N] [--repeat R] [--skip-easy]
+    python benchmarks/peer_accasim.py [--jobs N] [--repeat R] [--skip-easy] [--whole-process]
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ import gzip
 import json
 import logging
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -121,6 +130,28 @@ def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[float, dict[int
     return wall, sched
 
 
+def _timed(cmd: list[str], cwd: Path) -> float:
+    """Elapsed wall time of ``cmd`` as a fresh process (``/usr/bin/time -f %e`` when present)."""
+    gnu_time = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    if gnu_time:
+        out = subprocess.run([gnu_time, "-f", "%e", *cmd], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True).stderr
+        return float(out.strip().splitlines()[-1])
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def whole_process(path: Path, policy: str, workdir: Path, repeat: int) -> tuple[float, float]:
+    """Best elapsed time of ``repeat`` fresh processes each: ``topoalloc replay`` and AccaSim."""
+    ours_cmd = [sys.executable, "-m", "scheduling.cli", "replay", str(path), "--topology", f"flat:{P}",
+                "--allocators", "FlatPool", "--policies", policy, "--no-progress", "--workers", "1"]
+    theirs_cmd = [sys.executable, str(Path(__file__).resolve()), "--child-accasim", policy, str(path)]
+    ours = min(_timed(ours_cmd, workdir) for _ in range(max(repeat, 3)))
+    theirs = min(_timed(theirs_cmd, workdir) for _ in range(repeat))
+    return ours, theirs
+
+
 def compare(ours: dict[int, tuple[float, float]], theirs: dict[int, tuple[float, float]]) -> list[int]:
     """Ids whose (start, end) differ, plus ids missing on one side."""
     ids = set(ours) | set(theirs)
@@ -132,7 +163,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=None, help="only the first N jobs of the trace")
     ap.add_argument("--repeat", type=int, default=1, help="timing repetitions (best kept)")
     ap.add_argument("--skip-easy", action="store_true", help="FIFO only")
+    ap.add_argument("--whole-process", action="store_true",
+                    help="also time each simulator as a fresh process (/usr/bin/time), imports included")
+    ap.add_argument("--child-accasim", nargs=2, metavar=("POLICY", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child_accasim:  # one AccaSim run as its own process (for --whole-process)
+        policy, path = args.child_accasim
+        with tempfile.TemporaryDirectory() as tmp:
+            run_accasim(Path(path), policy, Path(tmp))
+        return 0
     try:
         _import_accasim()
     except ImportError as exc:
@@ -159,12 +198,19 @@ def main(argv: list[str] | None = None) -> int:
                     status = 1
             else:
                 verdict = f"not compared ({len(diff)} of {len(ours)} jobs differ)"
-            rows.append((theirs_name, len(ours), min(ours_t), min(theirs_t), verdict))
+            whole = whole_process(path, policy, workdir, args.repeat) if args.whole_process else None
+            rows.append((theirs_name, len(ours), min(ours_t), min(theirs_t), verdict, whole))
         print(f"lublin_256, {P} processors, FlatPool vs AccaSim FirstFit; best wall time of "
               f"{max(args.repeat, 5)} (topoalloc) and {args.repeat} (AccaSim) runs")
         print(f"{'policy':8} {'jobs':>6} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7}  schedules")
-        for name, n, ours, theirs, verdict in rows:
+        for name, n, ours, theirs, verdict, _ in rows:
             print(f"{name:8} {n:6d} {ours:12.3f} {theirs:10.2f} {theirs / ours:6.0f}x  {verdict}")
+        if args.whole_process:
+            print(f"\nwhole processes (/usr/bin/time, best of {max(args.repeat, 3)} and {args.repeat}): "
+                  "topoalloc replay vs a Python process running AccaSim")
+            print(f"{'policy':8} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7}")
+            for name, _, _, _, _, (ours, theirs) in rows:
+                print(f"{name:8} {ours:12.2f} {theirs:10.2f} {theirs / ours:6.0f}x")
     return status
 
 

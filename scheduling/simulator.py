@@ -69,9 +69,12 @@ def is_endless(workload: Any) -> bool:
 
 
 def _workload_name(workload: Any) -> str:
+    """How error messages name ``workload`` (never the repr of a long job list)."""
     sizes = getattr(workload, "sizes", None)
     if sizes is not None:
         return f"{type(workload).__name__} with sizes {sizes!r}"
+    if isinstance(workload, (list, tuple)):
+        return f"the {type(workload).__name__} of {len(workload)} jobs" if len(workload) > 1 else repr(workload)
     text = repr(workload)
     return text if len(text) <= 80 else f"the {type(workload).__name__} workload"
 
@@ -100,14 +103,17 @@ height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimen
     takes = getattr(topo, "request_kind", None)
     makes = getattr(workload, "request_kind", None)
     largest = getattr(workload, "max_request", None)
-    name = _workload_name(workload)
     if makes is not None and takes is not None and makes != takes:
+        name = _workload_name(workload)
         upto = f" (up to {largest!r})" if largest is not None else ""
         raise RequestTypeError(f"{name} requests {makes}{upto}, but {allocator!r} takes {takes}")
     if largest is not None:
-        probe, what = largest, f"{name} requests up to {largest!r}"
+        probe = largest
+        what = lambda: f"{_workload_name(workload)} requests up to {largest!r}"  # noqa: E731 (named when raised)
     elif first is not None:
-        probe, what = first.request, f"the first job of {name} (id {first.id}) requests {first.request!r}"
+        probe = first.request
+        what = lambda: (f"the first job of {_workload_name(workload)} (id {first.id}) "  # noqa: E731
+                        f"requests {first.request!r}")
     else:
         return
     try:  # the topology's check (a policy may place more than one allocator call can: Gang's whole machine)
@@ -117,9 +123,9 @@ height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimen
             topo.validate_request(probe)
     except RequestTypeError as exc:
         takes = f" takes {takes}" if takes else " cannot take it"
-        raise RequestTypeError(f"{what}, but {allocator!r}{takes}: {exc}") from None
+        raise RequestTypeError(f"{what()}, but {allocator!r}{takes}: {exc}") from None
     except RequestError as exc:
-        raise RequestSizeError(f"{what}, larger than the machine of {allocator!r}: {exc}") from None
+        raise RequestSizeError(f"{what()}, larger than the machine of {allocator!r}: {exc}") from None
 
 
 def _checked_stream(allocator: Allocator, workload: Any, seed: int) -> Iterator[Job]:
