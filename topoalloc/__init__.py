@@ -10,7 +10,9 @@ Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``
 ``topoalloc.register(name, cls)`` (:mod:`topoalloc.registry`).
 """
 
-from topologies._version import __version__
+from typing import Any
+
+from topologies._version import version_attr
 
 from . import locality
 from .base import Allocation, Allocator
@@ -95,3 +97,7 @@ __all__ = [
     "UnknownOptionError",
     "UnknownAllocatorError",
 ]
+
+
+def __getattr__(name: str) -> Any:  # __version__, looked up on first use
+    return version_attr(__name__, name)

@@ -6,7 +6,9 @@ request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are t
 contiguous allocators hand out.
 """
 
-from ._version import __version__
+from typing import Any
+
+from ._version import version_attr
 from .base import Topology
 from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
@@ -29,3 +31,7 @@ __all__ = [
     "RequestSizeError",
     "RequestTypeError",
 ]
+
+
+def __getattr__(name: str) -> Any:  # __version__, looked up on first use
+    return version_attr(__name__, name)

@@ -5,16 +5,16 @@ source checkout (run from the tree, or installed in editable mode) the ``pyproje
 above the package names the project ``topoalloc`` and holds its version; otherwise (an installed
 wheel) the installed package metadata does. ``0+unknown`` if neither is found. Checking the
 checkout first keeps a tree on ``PYTHONPATH`` from reporting the version of another installed copy.
+It is looked up on first use of ``__version__`` (PEP 562), not on import: reading the metadata
+costs more than importing the rest of :mod:`topologies`.
 """
 
 from __future__ import annotations
 
-import tomllib
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _installed_version
 from pathlib import Path
+from typing import Any
 
-__all__ = ["__version__", "find_version"]
+__all__ = ["__version__", "find_version", "version_attr"]  # noqa: F822 (__version__ comes from __getattr__)
 
 _DISTRIBUTION = "topoalloc"
 
@@ -22,6 +22,10 @@ _DISTRIBUTION = "topoalloc"
 def find_version(root: Path | None = None) -> str:
     """The version: from ``root/pyproject.toml`` if it is the ``topoalloc`` project (``root``
     defaults to the directory above this package), else from the installed metadata."""
+    import tomllib
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _installed_version
+
     root = Path(__file__).resolve().parent.parent if root is None else Path(root)
     try:
         project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
@@ -35,4 +39,17 @@ def find_version(root: Path | None = None) -> str:
         return "0+unknown"
 
 
-__version__ = find_version()
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value = globals()["__version__"] = find_version()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def version_attr(module: str, name: str) -> Any:
+    """A package's ``__getattr__`` for ``__version__`` (looked up on first use)."""
+    if name == "__version__":
+        from . import _version
+
+        return _version.__version__
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
