@@ -61,8 +61,8 @@ class Allocation:
     def nodes(self) -> np.ndarray:
         """Node ids of the grant, ascending, read-only."""
         nodes = self._nodes
-        if nodes is None:
-            nodes = np.asarray(self.placement.node_ids())
+        if nodes is None or nodes.ndim != 1:  # not built yet, or a mesh allocator's 2-D view of its ids
+            nodes = np.asarray(self.placement.node_ids()) if nodes is None else nodes.ravel()
             nodes.flags.writeable = False
             _set_nodes(self, nodes)
         return nodes

@@ -98,7 +98,8 @@ class MeshAllocator(Allocator):
     def _grant(self, x: int, y: int, w: int, h: int) -> tuple[tuple[int, int], Submesh, np.ndarray, int]:
         """Mark the ``w x h`` submesh based at ``(x, y)`` busy; the tuple :meth:`_place` returns."""
         self.busy[y : y + h, x : x + w] = True
-        return (w, h), _submesh(x, y, w, h), self._ids[y : y + h, x : x + w].ravel(), w * h
+        # the ids as a 2-D view of the id grid: Allocation.nodes flattens it on first use
+        return (w, h), _submesh(x, y, w, h), self._ids[y : y + h, x : x + w], w * h
 
     def _unplace(self, allocation: Allocation) -> int:
         p = allocation.placement
