@@ -1,7 +1,7 @@
 """Nguyen, Vaswani & Zahorjan (seed 003): the extrapolated-efficiency rule, OPT-EFF's dynamic
-program, self-tuning, the six policies, and the paper's claims at reduced size.
-
-Full-size runs are in examples/nguyen_efficiency.py.
+program, self-tuning and the six policies. The paper's claims (§4.5, §5.2, §5.3) are defined once in
+scheduling/reproduce/seed003.py (with the speedup curves and mixes used here) and run by
+tests/scheduling/test_reproduce.py; full-size runs are in examples/nguyen_efficiency.py.
 """
 
 import itertools
@@ -25,28 +25,13 @@ from scheduling.policies.efficiency import (
     extrapolated_beta,
     extrapolated_efficiency,
     golden_section_search,
-    job_throughput,
     opt_eff_allocation,
     system_efficiency,
 )
+from scheduling.reproduce.seed003 import curve_speedup, good, interactive, kinds, peaked
 from scheduling.speedup import Amdahl
 from topoalloc import FlatPool
 from topologies import Flat
-
-
-def curve_speedup(values):
-    """A Tabulated speedup with the given S(1..n)."""
-    return Tabulated(tuple(s / p for p, s in enumerate(values, start=1)))
-
-
-def peaked(P, peak, top):
-    """Speedup rising linearly to ``top`` at ``peak`` processors, then slowing down."""
-    return curve_speedup([1 + (top - 1) * (p - 1) / (peak - 1) if p <= peak else top * (peak / p) ** 0.5
-                          for p in range(1, P + 1)])
-
-
-def good(P):
-    return curve_speedup([p / (1 + 0.02 * (p - 1)) for p in range(1, P + 1)])
 
 
 # -- the rules ------------------------------------------------------------------------------------
@@ -132,60 +117,7 @@ def test_self_tuning_starts_on_all_processors():
     assert t.lo == 5 and 5 <= t.next_probe() < 20
 
 
-# -- §5.2: EQUAL-EFF against OPT-EFF on Ismail's applications -------------------------------------
-def test_equal_eff_is_within_10_percent_of_opt_eff_on_table_4_1_mixes():
-    """§5.2, Fig. 5: the greedy equal-efficiency fixed point "comes very close to the optimum"
-    computed by dynamic programming, with the largest differences at small machines. On random
-    mixes (2-6 jobs) of the thirty applications, machines of 4 to 128 processors, it stays within
-    10%; it also beats equipartition on average."""
-    rng = np.random.default_rng(3)
-    ratios, equi = [], []
-    for size in (2, 3, 4, 6):
-        for _ in range(12):
-            apps = [application(int(k)) for k in rng.integers(1, 31, size)]
-            sp, lim = [a.speedup for a in apps], [a.max_processors for a in apps]
-            for P in (4, 8, 16, 32, 64, 128):
-                if P < size:
-                    continue
-                opt = system_efficiency(sp, opt_eff_allocation(sp, lim, P))
-                ratios.append(system_efficiency(sp, equal_eff_allocation(sp, lim, P)) / opt)
-                equi.append(system_efficiency(sp, equipartition([min(n, P) for n in lim], P)) / opt)
-    assert min(ratios) >= 0.9
-    assert max(ratios) <= 1 + 1e-9
-    assert np.mean(ratios) > np.mean(equi)
-
-
-def amdahl_ratios(processors=(16, 32, 64, 128), mixes=200, seed=11):
-    """EQUAL-EFF / OPT-EFF system efficiency on three-job mixes of smooth Amdahl curves, serial
-    fractions uniform on [0, 0.5] (the range of Ismail's MISP jobs), ``{P: [ratios]}``. (Dowdy's
-    extrapolation (1 + beta) / (p + beta) *is* an Amdahl efficiency curve, so one measurement on
-    more than one processor pins a job's curve exactly.)"""
-    rng = np.random.default_rng(seed)
-    out = {P: [] for P in processors}
-    for _ in range(mixes):
-        sp = [Amdahl(float(f)) for f in rng.uniform(0.0, 0.5, 3)]
-        for P in processors:
-            lim = [P] * 3
-            opt = system_efficiency(sp, opt_eff_allocation(sp, lim, P))
-            out[P].append(system_efficiency(sp, equal_eff_allocation(sp, lim, P)) / opt)
-    return out
-
-
-def test_equal_eff_is_within_10_percent_of_opt_eff_on_smooth_curves():
-    """§5.2: "the greedy scheme employed by EQUAL-EFF comes very close to the optimum, with the
-    largest differences occurring at very small numbers of processors ... Results from simulations
-    that use smooth theoretical speedup curves show even smaller performance differences." On 200
-    three-job Amdahl mixes, from 16 processors (five or more per job) up: within 10% (worst 0.958
-    at 16, 0.983 at 32), never above the optimum. At 4 and 8 processors the worst mixes lose 15%
-    and 12% (0.852, 0.885; docs/reproductions/seed003.md): the paper's "very small numbers of
-    processors", where every job on one processor measures efficiency 1."""
-    ratios = amdahl_ratios()
-    assert min(min(v) for v in ratios.values()) >= 0.9
-    assert max(max(v) for v in ratios.values()) <= 1 + 1e-9
-    small = amdahl_ratios(processors=(4, 8), mixes=100)
-    assert min(min(v) for v in small.values()) < min(ratios[32])  # largest differences on small machines
-
-
+# -- §5.2: the iteration's result -----------------------------------------------------------------
 DOWNEY_WORST = ((10.18, 0.11), (9.88, 0.11), (8.32, 0.77))
 
 
@@ -233,22 +165,6 @@ def test_on_downey_curves_equal_eff_is_never_below_what_it_measured():
 P = 32
 
 
-def kinds(mix):
-    return [{"g": good(P), "p": peaked(P, 6, 3.0), "e": peaked(P, 12, 7.0)}[k] for k in mix]
-
-
-def interactive(mix):
-    """A static mix (§4.5): the jobs start together; response time of each."""
-    return [Job(i, 0.0, P, 100.0, s, attrs={"iterations": 100}) for i, s in enumerate(kinds(mix))]
-
-
-def batch(mix, repeats=40):
-    """A closed mix (§5.3): one slot per job, replaced by the same kind when it finishes."""
-    speedups = kinds(mix)
-    return [Job(r * len(mix) + i, 0.0, P, 100.0, s, attrs={"iterations": 100, "slot": i})
-            for r in range(repeats) for i, s in enumerate(speedups)]
-
-
 def test_ap_equi_caps_jobs_at_their_best_size():
     p = APEQUI()
     p.bind(FlatPool(Flat(P)))
@@ -256,49 +172,6 @@ def test_ap_equi_caps_jobs_at_their_best_size():
     assert [a.processors for a in acts] == [12]
     acts = p.on_arrival(Job(1, 0.0, P, 10.0, good(P)), 0.0)
     assert [a.processors for a in acts] == [20]
-
-
-@pytest.mark.parametrize("mix", ["gpp", "gep", "ppe"])
-def test_st_equi_beats_equi_and_approaches_ap_equi(mix):
-    """§4.5: "ST-EQUI outperforms EQUI" and "performs nearly as well as AP-EQUI": jobs that slow
-    down shed processors, which the good job uses."""
-    rt = {name: Simulator(FlatPool(Flat(P)), name, interactive(mix)).run().summary()["mean_turnaround"]
-          for name in ("EQUI", "ST-EQUI", "AP-EQUI")}
-    assert rt["ST-EQUI"] < 0.95 * rt["EQUI"]
-    assert rt["ST-EQUI"] <= 1.05 * rt["AP-EQUI"]
-
-
-def batch_efficiency(name, mix, **kw):
-    pol = get(name)
-    for k, v in kw.items():
-        setattr(pol, k, v)
-    r = Simulator(FlatPool(Flat(P)), pol, batch(mix), jobs=30).run()
-    return pol.system_efficiency((0.0, r.window[1])), r
-
-
-@pytest.mark.parametrize("mix", ["ggp", "gpp", "gpe"])
-def test_equal_efficiency_policies_beat_equipartition_ones_in_batch(mix):
-    """§5.3, Fig. 6: "policies using runtime measurements can greatly outperform those without",
-    "equal-efficiency-based policies outperform equipartition-based policies", and "the
-    performance of the equal efficiency policies is within 20% of" OPT-EFF."""
-    eff = {name: batch_efficiency(name, mix)[0] for name in
-           ("EQUI", "ST-EQUI", "EQUAL-EFF", "ST-EQUAL-EFF", "OPT-EFF")}
-    assert eff["ST-EQUI"] > eff["EQUI"] and eff["EQUAL-EFF"] > eff["EQUI"]
-    assert min(eff["EQUAL-EFF"], eff["ST-EQUAL-EFF"]) > eff["ST-EQUI"]
-    assert min(eff["EQUAL-EFF"], eff["ST-EQUAL-EFF"]) >= 0.8 * eff["OPT-EFF"]
-    assert max(eff.values()) <= eff["OPT-EFF"] + 1e-9
-
-
-def test_no_job_class_starves_under_equal_eff():
-    """§5.3, Table 1: every job keeps at least one processor, so no class's throughput collapses."""
-    _, r = batch_efficiency("EQUAL-EFF", "ggp")
-    _, r_equi = batch_efficiency("EQUI", "ggp")
-    classes = {j.id: "gp"[j.attrs["slot"] // 2] for j in batch("ggp")}
-    ee = job_throughput(r, classes, (0.0, r.window[1]))
-    eq = job_throughput(r_equi, classes, (0.0, r_equi.window[1]))
-    assert set(ee) == {"g", "p"} and ee["p"] > 0.3 * eq["p"]
-    assert ee["g"] > eq["g"]  # the good job gains what the poor one could not use
-    assert sum(ee.values()) * r.window[1] == pytest.approx(len(r))
 
 
 def test_self_tuning_costs_probes_and_reconfigurations():

@@ -1,18 +1,15 @@
 """Ismail's dynamic space sharing (seed 000 ch. 4): the rules as the paper states them, the
-reconfiguration overhead, the workloads, and the paper's claims at reduced size.
-
-Full-size runs (5,500 jobs, first 500 discarded, replications to 5% at 95%) are in
-examples/ismail_dynamic.py. Comparisons use common random numbers (same seeds for every policy).
+reconfiguration overhead and the workloads. The paper's claims (§4.4.2, §4.5, Table 4.3) are defined
+once in scheduling/reproduce/seed000.py and run by tests/scheduling/test_reproduce.py; full-size runs
+(5,500 jobs, first 500 discarded, replications to 5% at 95%) are in examples/ismail_dynamic.py.
 """
-
-from functools import cache
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scheduling import Job, Simulator, simulate
+from scheduling import Job, Simulator
 from scheduling.actions import Resize, Start
 from scheduling.applications import LONG_APPLICATIONS, ApplicationMix, application, applications, mean_runtime
 from scheduling.policies import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, get
@@ -167,6 +164,21 @@ def test_dsmjf_serves_the_smallest_request_first():
     assert [(a.job.id, a.processors) for a in acts] == [(2, 2), (1, 6)]
 
 
+def test_dsmjf_tops_up_running_jobs_before_starting_waiting_ones():
+    """§4.3: "the smallest job that is allocated less than its processor demand receives min(n - p,
+    FP) additional processors". P = 8: A(4) runs on 4, B(7) gets the other 4, C(3) waits; when A
+    leaves, B is topped up to 7 and C starts on the one processor left (one queue: C gets 3, B 5)."""
+    for running_first, want in ((True, [(1, 7), (2, 1)]), (False, [(2, 3), (1, 5)])):
+        p = bound(DSMJF(running_first=running_first), 8)
+        A, B, C = Job(0, 0.0, 4, 5.0), Job(1, 0.0, 7, 5.0), Job(2, 0.0, 3, 5.0)
+        p.on_arrival(A, 0.0)
+        assert [a.processors for a in p.on_arrival(B, 0.0)] == [4]
+        assert p.on_arrival(C, 0.0) == []
+        assert [(a.job.id, a.processors) for a in p.on_finish(A, 1.0)] == want
+    with pytest.raises(ValueError, match="running_first"):
+        DSMJF(running_first="yes")
+
+
 def test_only_jobs_whose_count_changes_are_resized():
     p = bound(DEQP(), 16)
     p.on_arrival(Job(0, 0.0, 4, 1.0), 0.0)
@@ -278,188 +290,3 @@ def test_ismail_dynamic_workloads():
     with pytest.raises(ValueError, match="speedup"):
         ismail_dynamic("uniform", load=0.5, speedup="amdahl")
 
-
-# -- the paper's claims at reduced size -----------------------------------------------------------
-SEEDS = (1, 2)
-
-
-@cache
-def run(policy, execution, speedup, load, seed, C=0.0, jobs=2000):
-    pol = get(policy)
-    pol.overhead = C
-    w = ismail_dynamic(execution, load=load, speedup=speedup)
-    r = simulate(FlatPool(Flat(64)), pol, w, jobs=jobs, warmup=200, seed=seed)
-    return r
-
-
-def mrt(policy, *args, **kw):
-    return np.mean([run(policy, *args, seed=s, **kw).summary()["mean_turnaround"] for s in SEEDS])
-
-
-def test_under_misp_deqp_beats_dfcfs_and_dsmjf():
-    """§4.4.2, Figs. 4.4–4.7: under sublinear (MISP) speedup the order is DEQP, DPROP, DSMJF,
-    DFCFS; RT(DSMJF)/RT(DEQP) is about 1.28 (uniform) at L = 0.8."""
-    deqp, dprop = mrt("DEQP", "uniform", "misp", 0.8), mrt("DPROP", "uniform", "misp", 0.8)
-    dsmjf, dfcfs = mrt("DSMJF", "uniform", "misp", 0.8), mrt("DFCFS", "uniform", "misp", 0.8)
-    assert deqp < dprop < dsmjf < dfcfs
-    assert dsmjf > 1.1 * deqp
-
-
-def test_under_linear_speedup_dsmjf_beats_deqp():
-    """§4.4.2, Fig. 4.2: under linear speedup (uniform times) the order is DSMJF, DFCFS, DEQP,
-    DPROP; DSMJF's advantage over DEQP is 22% at L = 0.8, C = 0."""
-    dsmjf, dfcfs = mrt("DSMJF", "uniform", "linear", 0.8), mrt("DFCFS", "uniform", "linear", 0.8)
-    deqp, dprop = mrt("DEQP", "uniform", "linear", 0.8), mrt("DPROP", "uniform", "linear", 0.8)
-    assert dsmjf < dfcfs < deqp < dprop
-    assert deqp > 1.1 * dsmjf
-
-
-def test_dsmjf_advantage_over_deqp_grows_with_overhead():
-    """§4.4.2: "The performance advantage of DSMJF over DEQP under linear speedup increases with C"
-    (exponential times, L = 0.8: < 5% at C = 0, about 15% at C = 1)."""
-    gap0 = mrt("DEQP", "exponential", "linear", 0.8) / mrt("DSMJF", "exponential", "linear", 0.8)
-    gap1 = mrt("DEQP", "exponential", "linear", 0.8, C=1.0) / mrt("DSMJF", "exponential", "linear", 0.8, C=1.0)
-    assert gap1 > gap0 + 0.05 and gap1 > 1.08
-
-
-# -- Table 4.3 -------------------------------------------------------------------------------------
-THESIS_TABLE_4_3 = {"DFCFS": (1.00, 1.00, 1.00), "DSMJF": (1.00, 1.03, 1.02), "DPROP": (1.50, 1.51, 1.28),
-                    "DEQP": (1.64, 1.68, 1.44)}
-TABLE_LOADS = (0.4, 0.6, 0.8)
-
-
-@cache
-def _table_run(policy, load, seed, running_first=True):
-    pol = DSMJF(running_first=running_first) if policy == "DSMJF" else get(policy)
-    w = ismail_dynamic("uniform", load=load, speedup="linear")
-    return simulate(FlatPool(Flat(64)), pol, w, jobs=3000, warmup=300, seed=seed)
-
-
-def table_4_3(column="moved", dsmjf_running_first=True, seeds=(1, 2)):
-    """Table 4.3 measured: ``{policy: (ratio to DFCFS at L = 0.4, 0.6, 0.8)}`` of the per-job sum of
-    ``column`` (``"moved"``: processors moved, the sum of |change| over a job's resizes;
-    ``"changes"``: resizes), linear speedup, uniform sizes and times, C = 0, common random numbers."""
-    def total(policy, load):
-        return sum(int(_table_run(policy, load, s, dsmjf_running_first if policy == "DSMJF" else True)
-                       .table[column].sum()) for s in seeds)
-    return {p: tuple(total(p, x) / total("DFCFS", x) for x in TABLE_LOADS) for p in THESIS_TABLE_4_3}
-
-
-def test_table_4_3_processors_moved():
-    """Table 4.3 ("Relative number of application allocation changes, linear speedup, uniform size
-    and execution time distribution"): DFCFS 1.00, DSMJF 1.00-1.03, DPROP 1.50 / 1.51 / 1.28, DEQP
-    1.64 / 1.68 / 1.44 at L = 0.4 / 0.6 / 0.8. The thesis never defines a change; counting the
-    processors each change moves (§4.1: "the overhead induced by processor releases and
-    reallocations") reproduces the table: DEQP > DPROP > 1 at every load, both lower at 0.8 than
-    at 0.6, DSMJF about DFCFS (full size: DPROP 1.45 / 1.45 / 1.17, DEQP 1.60 / 1.62 / 1.32,
-    DSMJF 1.00 / 1.01 / 1.02; docs/reproductions/seed000.md)."""
-    t = table_4_3("moved")
-    for i in range(3):
-        assert t["DEQP"][i] > t["DPROP"][i] > 1.1, (TABLE_LOADS[i], t)
-        assert t["DSMJF"][i] == pytest.approx(1.0, abs=0.08), (TABLE_LOADS[i], t)
-    for p in ("DEQP", "DPROP"):
-        assert t[p][2] < t[p][1], (p, t)
-        assert all(abs(m - th) < 0.25 for m, th in zip(t[p], THESIS_TABLE_4_3[p], strict=True)), (p, t)
-
-
-@pytest.mark.xfail(strict=True, reason="if a change were a resize (one per job whose count changes), DEQP and "
-                   "DPROP would make 4-9x DFCFS's changes, rising with load (full size: DPROP 4.7 / 6.5 / 8.5, DEQP "
-                   "4.0 / 6.0 / 8.8 at L = 0.4 / 0.6 / 0.8), not the thesis' 1.3-1.7 falling at 0.8: the thesis "
-                   "does not count resizes")
-def test_table_4_3_counted_as_resizes():
-    t = table_4_3("changes")
-    assert all(t["DEQP"][i] < 2 and t["DPROP"][i] < 2 for i in range(3)), t
-
-
-@pytest.mark.xfail(strict=True, reason="DSMJF read as one queue of every unsatisfied job (waiting jobs, p = 0, "
-                   "included) moves 0.86 / 0.82 / 0.78 of DFCFS's processors (0.94 / 0.92 / 0.88 of its resizes) "
-                   "where Table 4.3 has 1.00 / 1.03 / 1.02: small waiting jobs take processors the thesis' "
-                   "'additional processors' rule gives the running jobs first (DSMJF's default)")
-def test_table_4_3_dsmjf_one_queue_reading():
-    t = table_4_3("moved", dsmjf_running_first=False)
-    assert all(x == pytest.approx(1.0, abs=0.08) for x in t["DSMJF"]), t
-
-
-def test_dsmjf_tops_up_running_jobs_before_starting_waiting_ones():
-    """§4.3: "the smallest job that is allocated less than its processor demand receives min(n - p,
-    FP) additional processors". P = 8: A(4) runs on 4, B(7) gets the other 4, C(3) waits; when A
-    leaves, B is topped up to 7 and C starts on the one processor left (one queue: C gets 3, B 5)."""
-    for running_first, want in ((True, [(1, 7), (2, 1)]), (False, [(2, 3), (1, 5)])):
-        p = bound(DSMJF(running_first=running_first), 8)
-        A, B, C = Job(0, 0.0, 4, 5.0), Job(1, 0.0, 7, 5.0), Job(2, 0.0, 3, 5.0)
-        p.on_arrival(A, 0.0)
-        assert [a.processors for a in p.on_arrival(B, 0.0)] == [4]
-        assert p.on_arrival(C, 0.0) == []
-        assert [(a.job.id, a.processors) for a in p.on_finish(A, 1.0)] == want
-    with pytest.raises(ValueError, match="running_first"):
-        DSMJF(running_first="yes")
-
-
-# -- the ordering under exponential times and linear speedup (Fig. 4.3) -----------------------------
-def exponential_linear(load, C, policies=("DSMJF", "DEQP", "DFCFS", "DPROP"), seeds=(1, 2, 3), jobs=5500):
-    """Mean response times, exponential times, linear speedup (seeds x jobs, a tenth discarded)."""
-    return {p: _exp_lin(p, load, C, seeds, jobs) for p in policies}
-
-
-@cache
-def _exp_lin(policy, load, C, seeds, jobs):
-    out = []
-    for s in seeds:
-        pol = get(policy)
-        pol.overhead = C
-        w = ismail_dynamic("exponential", load=load, speedup="linear")
-        r = simulate(FlatPool(Flat(64)), pol, w, jobs=jobs, warmup=jobs // 10, seed=s)
-        out.append(r.summary()["mean_turnaround"])
-    return float(np.mean(out))
-
-
-def test_exponential_linear_ordering_at_high_overhead():
-    """§4.4.2: "The ordering under the exponential execution times distribution and linear speedup
-    is: DSMJF, DEQP, DFCFS, and DPROP (e.g., Figure 4.3)" (Fig. 4.3: C = 1); "DPROP outperformed
-    DFCFS slightly under this workload model and C = 0, but it performed slightly worse than DFCFS
-    when C = 1"."""
-    rt = exponential_linear(0.8, 1.0, seeds=(1, 2), jobs=4000)
-    assert rt["DSMJF"] < rt["DEQP"] < rt["DFCFS"] < rt["DPROP"], rt
-    rt0 = exponential_linear(0.8, 0.0, ("DPROP", "DFCFS"))
-    assert rt0["DPROP"] < rt0["DFCFS"], rt0
-
-
-@pytest.mark.xfail(strict=True, reason="at C = 0 and L = 0.6 DEQP comes first (full size, seeds 7/11/12: DEQP "
-                   "98.6, DSMJF 103.1, DPROP 108.5, DFCFS 112.4); DSMJF leads from L = 0.8 (168 vs 180) and "
-                   "at C = 1 (Fig. 4.3's case). The thesis states the ordering without a load; its own 'less than "
-                   "5%' advantage at L = 0.8, C = 0 leaves room for DEQP to lead at lower loads")
-def test_exponential_linear_dsmjf_first_at_c0_moderate_load():
-    rt = exponential_linear(0.6, 0.0, ("DSMJF", "DEQP"))
-    assert rt["DSMJF"] < rt["DEQP"], rt
-
-
-def test_deqp_discriminates_against_large_jobs_more_than_dprop():
-    """§4.4.2, Figs. 4.10–4.11: at high load large jobs wait longer under DEQP than under DPROP,
-    small ones less; DPROP-SM/2 is in between (§4.5, Fig. 4.15)."""
-    bins = [2, 17, 49, 65]
-    curves = {p: run(p, "uniform", "misp", 1.0, 1, jobs=2500).fairness(bins=bins)["mean_turnaround"]
-              for p in ("DEQP", "DPROP", "DPROP-SM/2")}
-    small, large = 0, -1
-    assert curves["DEQP"][large] > curves["DPROP"][large]
-    assert curves["DEQP"][small] < curves["DPROP"][small]
-    assert curves["DEQP"][large] > curves["DPROP-SM/2"][large] > curves["DPROP"][large]
-
-
-def test_dprop_sm_2_lies_between_deqp_and_dprop():
-    """§4.5: "DPROP-SM/2 outperformed DPROP, but it produced slightly longer mean response times
-    than DEQP" (MISP speedup)."""
-    deqp = mrt("DEQP", "uniform", "misp", 0.8)
-    sm2 = mrt("DPROP-SM/2", "uniform", "misp", 0.8)
-    dprop = mrt("DPROP", "uniform", "misp", 0.8)
-    assert deqp < sm2 < dprop
-
-
-def test_applications_workload_favours_deqp_strongly():
-    """§4.4.2, Fig. 4.8: with the Table 4.1/4.2 applications, RT(DSMJF)/RT(DEQP) is about 2.15 at
-    L = 0.8."""
-    res = {}
-    for p in ("DEQP", "DSMJF", "DFCFS"):
-        r = simulate(FlatPool(Flat(64)), p, ApplicationMix(load=0.8, machine_size=64), jobs=1500, warmup=150,
-                     seed=1)
-        res[p] = r.summary()["mean_turnaround"]
-    assert res["DSMJF"] > 1.4 * res["DEQP"] and res["DFCFS"] > 1.4 * res["DEQP"]
