@@ -21,6 +21,7 @@ _SECTIONS = Path("docs") / "reproductions"
 class Result:
     claim: Claim
     outcome: Outcome
+    size: Size = Size()
 
 
 def verdict(result: Result) -> str:
@@ -29,7 +30,7 @@ def verdict(result: Result) -> str:
     non-reproduction that now holds: update its diagnosis); ``skipped`` (an input is missing)."""
     if result.outcome.skipped:
         return "skipped"
-    holds, expected = result.outcome.holds, result.claim.expected
+    holds, expected = result.outcome.holds, result.claim.expects(result.size)
     if holds:
         return "reproduced" if expected else "reproduced (unexpected)"
     return "REGRESSION" if expected else "not reproduced"
@@ -46,12 +47,12 @@ def run_claims(selected: Sequence[Claim], size: Size, workers: int | None = None
         workers = os.cpu_count() or 1
     if workers <= 1 or len(selected) <= 1:
         for c in selected:
-            yield Result(c, run_claim(c, size))
+            yield Result(c, run_claim(c, size), size)
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_run_one, c.id, size.quick) for c in selected]
         for c, f in zip(selected, futures, strict=True):
-            yield Result(c, f.result())
+            yield Result(c, f.result(), size)
 
 
 def _link(claim: Claim) -> str:
@@ -65,7 +66,7 @@ def format_results(result: Result) -> str:
     if c.paper_value:
         lines.append(f"  paper: {c.paper_value}")
     lines.append(f"  ours:  {o.ours}")
-    if not c.expected or not o.holds:
+    if not c.expects(result.size) or not o.holds or c.diagnosis:
         lines.append(f"  diagnosis: {_link(c)}")
     return "\n".join(lines)
 

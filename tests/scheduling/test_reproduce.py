@@ -57,6 +57,19 @@ def test_verdicts_distinguish_regressions_from_documented_gaps():
     assert verdict(Result(ok, Outcome(False, "", skipped="no trace"))) == "skipped"
 
 
+def test_a_claim_judged_per_size():
+    from scheduling.reproduce import Claim, Outcome
+
+    c = Claim("002-y", "002", "Fig. 0", "holds on the full log only", lambda size: Outcome(False, ""),
+              expected=False, expected_full=True)
+    assert c.verdict == "reproduced at full size only"
+    assert not c.expects(Size(quick=True)) and c.expects(Size(quick=False))
+    assert verdict(Result(c, Outcome(False, ""), Size(quick=False))) == "REGRESSION"
+    assert verdict(Result(c, Outcome(False, ""), Size(quick=True))) == "not reproduced"
+    full_only = [x.id for x in claims("004") if x.expected_full is not None]
+    assert "004-s6-leaves-classes-7-9-3x" in full_only
+
+
 def test_a_claim_whose_trace_is_missing_is_skipped_with_the_reason(monkeypatch, tmp_path):
     from scheduling.reproduce import Claim, Outcome
     from scheduling.workloads.swf import trace_path
