@@ -16,7 +16,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -309,9 +308,11 @@ class LocalExecutor:
             for t in tasks:
                 yield fn(t)
             return
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # only with workers
+
         pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), initializer=_watch_parent,
                                    initargs=(os.getpid(),))
-        pending: set[Future] = set()
+        pending: set = set()
         it = iter(tasks)
         try:
             for t in it:
@@ -450,12 +451,24 @@ def replications_needed(values: list[float], target: Any) -> int:
     return min(target.max_runs, max(n + 1, want))
 
 
-def _progress(total: int, desc: str, enabled: bool | None) -> Any:
-    from tqdm.auto import tqdm
+class _NoProgress:
+    """What :func:`_progress` returns when no bar is shown (tqdm is not even imported)."""
 
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, desc: str, enabled: bool | None) -> Any:
     if enabled is None:
         enabled = sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="sim", disable=not enabled, delay=0.5, leave=False, dynamic_ncols=True)
+    if not enabled:
+        return _NoProgress()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="sim", delay=0.5, leave=False, dynamic_ncols=True)
 
 
 def run_study(
