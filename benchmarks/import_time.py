@@ -27,6 +27,7 @@ PACKAGES = ("numpy", "topologies", "topoalloc", "scheduling")
 
 def _env() -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time imports as a user has them: from cached bytecode
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 

@@ -130,15 +130,23 @@ def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[float, dict[int
     return wall, sched
 
 
+def _child_env() -> dict[str, str]:
+    """The environment of the timed processes: imports from cached bytecode, as a user has them
+    (``PYTHONDONTWRITEBYTECODE`` would make every run compile the sources again)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def _timed(cmd: list[str], cwd: Path) -> float:
     """Elapsed wall time of ``cmd`` as a fresh process (``/usr/bin/time -f %e`` when present)."""
     gnu_time = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
     if gnu_time:
-        out = subprocess.run([gnu_time, "-f", "%e", *cmd], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True).stderr
+        out = subprocess.run([gnu_time, "-f", "%e", *cmd], cwd=cwd, env=_child_env(), check=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
         return float(out.strip().splitlines()[-1])
     t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, cwd=cwd, env=_child_env(), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t0
 
 
@@ -147,6 +155,7 @@ def whole_process(path: Path, policy: str, workdir: Path, repeat: int) -> tuple[
     ours_cmd = [sys.executable, "-m", "scheduling.cli", "replay", str(path), "--topology", f"flat:{P}",
                 "--allocators", "FlatPool", "--policies", policy, "--no-progress", "--workers", "1"]
     theirs_cmd = [sys.executable, str(Path(__file__).resolve()), "--child-accasim", policy, str(path)]
+    _timed(ours_cmd, workdir)  # warm the file and bytecode caches (AccaSim's are warm from the in-process run)
     ours = min(_timed(ours_cmd, workdir) for _ in range(max(repeat, 3)))
     theirs = min(_timed(theirs_cmd, workdir) for _ in range(repeat))
     return ours, theirs
