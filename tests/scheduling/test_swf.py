@@ -148,6 +148,21 @@ def test_size_estimate_and_fallbacks():
     assert jobs[0].attrs["swf"].requested_processors == 6 and jobs[2].attrs["line"] == 3
 
 
+def test_jobs_built_field_by_field_equal_the_constructors():
+    """The reader stores the Job fields directly (no Python call per job) when its arrays pass Job's
+    own checks; the jobs must be exactly what Job(...) builds, and the fast path must stay in use."""
+    from scheduling.workloads import swf
+
+    text = "\n".join([line(1, alloc=8, req=6, req_time=100, run=50), line(2, submit=1, alloc=8, run=0),
+                      line(3, submit=2, alloc=-1, req=3, run=7)])
+    jobs = load_swf(io.StringIO(text), machine_size=16).jobs()
+    assert swf._JOB_BY_FIELDS, "Job's fields changed: update swf._JOB_FIELDS and _make_jobs"
+    rebuilt = [Job(j.id, j.arrival, j.request, j.runtime, estimate=j.estimate, size=j.size, attrs=j.attrs)
+               for j in jobs]
+    assert jobs == rebuilt and [j.comm for j in jobs] == [0.0] * 3
+    assert [hash(j) for j in jobs] == [hash(k) for k in rebuilt]
+
+
 def test_too_large_skip_clamp_or_error():
     text = "\n".join([line(1, alloc=4), line(2, submit=1, alloc=40), line(3, submit=2, alloc=8)])
     assert [j.id for j in load_swf(io.StringIO(text), machine_size=8)] == [1, 3]
