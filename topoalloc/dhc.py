@@ -238,7 +238,10 @@ class DHCTree(Allocator):
 
     # -- requests -----------------------------------------------------------------------------
     def validate(self, request: int) -> int:
-        """The processor count as an int; :class:`RequestSizeError` above the largest tree."""
+        """The processor count as an int; :class:`RequestSizeError` above the largest tree (fast path
+        for a plain int in range)."""
+        if type(request) is int and 0 < request <= self.max_request:
+            return request
         p = self.topology.validate_request(request)
         if p > self.max_request:
             raise RequestSizeError(
