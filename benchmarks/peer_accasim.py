@@ -140,7 +140,7 @@ def _child_env() -> dict[str, str]:
 
 def _timed(cmd: list[str], cwd: Path) -> float:
     """Elapsed wall time of ``cmd`` as a fresh process (``/usr/bin/time -f %e`` when present)."""
-    gnu_time = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    gnu_time = shutil.which("time")
     if gnu_time:
         out = subprocess.run([gnu_time, "-f", "%e", *cmd], cwd=cwd, env=_child_env(), check=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr

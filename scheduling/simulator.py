@@ -109,13 +109,15 @@ height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimen
         raise RequestTypeError(f"{name} requests {makes}{upto}, but {allocator!r} takes {takes}")
     if largest is not None:
         probe = largest
-        what = lambda: f"{_workload_name(workload)} requests up to {largest!r}"  # noqa: E731 (named when raised)
     elif first is not None:
         probe = first.request
-        what = lambda: (f"the first job of {_workload_name(workload)} (id {first.id}) "  # noqa: E731
-                        f"requests {first.request!r}")
     else:
         return
+
+    def what() -> str:  # the workload is named only when an error is raised
+        if largest is not None:
+            return f"{_workload_name(workload)} requests up to {largest!r}"
+        return f"the first job of {_workload_name(workload)} (id {first.id}) requests {first.request!r}"
     try:  # the topology's check (a policy may place more than one allocator call can: Gang's whole machine)
         if getattr(allocator, "rotate", False):
             topo.validate_request(probe, rotate=True)

@@ -39,17 +39,15 @@ def find_version(root: Path | None = None) -> str:
         return "0+unknown"
 
 
-def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        value = globals()["__version__"] = find_version()
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def version_attr(module: str, name: str) -> Any:
-    """A package's ``__getattr__`` for ``__version__`` (looked up on first use)."""
-    if name == "__version__":
-        from . import _version
+    """A module's ``__getattr__`` for ``__version__``: found on first use, then kept here."""
+    if name != "__version__":
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    value = globals().get("__version__")
+    if value is None:
+        value = globals()["__version__"] = find_version()
+    return value
 
-        return _version.__version__
-    raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    return version_attr(__name__, name)
