@@ -60,12 +60,14 @@ Guarantees (with estimates that are upper bounds of the run times):
   :attr:`Conservative.displaced`.
 
 **Cost.** The policies avoid the what-if work wherever its answer cannot have changed: a
-candidate is first checked against the free processor count (and, for Conservative, against a
-profile of free processor counts over time, :class:`FreeProfile`); requests that found no
-placement, and those they cover (:meth:`topoalloc.Allocator.covers`), are not asked again until
-something is freed; reservations are kept across instants until a release, an overrun or a new
-head can have moved them. None of this changes a decision: on ``FlatPool`` both policies equal
-from-scratch textbook implementations job for job (``tests/scheduling/test_backfilling.py``).
+candidate is first checked against the free processor count (for EASY, when it would run past
+the shadow time, against the free processors off the reserved nodes; for Conservative, against a
+profile of free processor counts over time, :class:`FreeProfile`); a request that found no
+placement is not asked again until something is freed (Conservative also skips the requests it
+covers, :meth:`topoalloc.Allocator.covers`); reservations are kept across instants until an early
+end, an overrun or a new head can have moved them. None of this changes a decision: on
+``FlatPool`` both policies equal from-scratch textbook implementations job for job
+(``tests/scheduling/test_backfilling.py``).
 """
 
 from __future__ import annotations
@@ -74,7 +76,6 @@ import bisect
 import heapq
 import itertools
 import math
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -295,8 +296,6 @@ class _Backfilling(Policy):
     def bind(self, allocator: Allocator) -> None:
         super().bind(allocator)
         self._counting = getattr(allocator, "recognition", "") == "any"
-        # whether the allocator knows more about covering requests than equality
-        self._dominance = type(allocator).covers is not Allocator.covers
         if not self._counting:
             self._ready = np.full(allocator.size, -math.inf)
 
@@ -388,21 +387,24 @@ class EASY(_Backfilling):
     it does not delay that reservation, i.e. it ends by the shadow time (by its estimate) or stays
     off the reserved nodes (within the *extra* processors on a flat machine). On a topology the
     allocator's placements are tried in its own order until one stays off the reserved nodes
-    (:meth:`topoalloc.Allocator.allocate_avoiding`). One pass runs per instant (:meth:`decide`, after every event of
-    the instant), scanning the queue in order.
+    (:meth:`topoalloc.Allocator.allocate_avoiding`). One pass runs per instant (:meth:`decide`,
+    after every event of the instant), scanning the queue in order.
 
     **What is recomputed when.** The head's reservation depends only on the running jobs' grants
-    and expected ends, so it is computed when a job becomes the head, and again after a release
-    or once a running job has passed its estimate (its expected end, *now*, then moves with time);
-    it is kept otherwise (a backfilled job ends by the shadow time or stays off the reserved nodes,
-    so it moves neither). On a flat machine the kept reservation is exactly the one a fresh
-    computation would give (the extra processors are reduced by every job backfilled past the
-    shadow time); on a topology the kept node set is a valid reservation (free at the shadow time,
-    recognised by the allocator) though a fresh replay might pick another. A pass scans the jobs
+    and expected ends, so it is computed when a job becomes the head, and again after a job ends
+    before its expected end or once a running job has passed its estimate (its expected end,
+    *now*, then moves with time); it is kept otherwise: a backfilled job ends by the shadow time or
+    stays off the reserved nodes, so it moves neither, and a job ending at (or after) its expected
+    end frees nodes the replay already counted free from now on. On a flat machine the kept
+    reservation is exactly the one a fresh computation would give (the extra processors are
+    reduced by every job backfilled past the shadow time); on a topology the kept node set is a
+    valid reservation (free at the shadow time, recognised by the allocator) though a fresh replay
+    might pick another. A pass scans the jobs
     the previous pass rejected only when the reservation was recomputed: otherwise nothing they
     were judged on has changed, and only the jobs that arrived since are tried. Requests that found
     no placement, or none off the reserved nodes, are not asked for again until a release (or a
-    new reservation) can have changed the answer.
+    new reservation) can have changed the answer, and a candidate that would run past the shadow
+    time is asked for only if the free nodes off the reserved ones are enough in number.
 
     Interpretation: seed 004 says EASY-LL starts "the first job in the queue that fits within the
     available resources and whose execution does not delay the dispatching of any job ahead of
@@ -426,23 +428,26 @@ class EASY(_Backfilling):
 
     def __init__(self) -> None:
         super().__init__()
-        self.queue: deque[Job] = deque()
+        self.queue: list[Job] = []
+        self._qn: list[int] = []  # the queued jobs' processor counts, in queue order
         self._released = False  # a job ended since the last pass
+        self._early = False  # ... before its expected end
         self._last = -math.inf  # the instant of the last pass
         self._scanned = 0  # queue length after the last pass: those jobs could not start then
         # the head's reservation, kept while valid, with its extra processors (flat)
         self._res: Reservation | None = None
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
-        self._failed_requests: list = []  # those requests (the allocator says which others they cover)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
 
     def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
+        self._qn.append(self._info[job.id][0])
         self.queue.append(job)
 
     def on_finish(self, job: Job, now: float) -> None:
-        self._retire(job)
+        if now < self._retire(job).end:
+            self._early = True
         self._released = True
 
     def _overran_since(self, now: float) -> bool:
@@ -461,13 +466,14 @@ class EASY(_Backfilling):
         neither the order of the replay nor, relative to now, the shadow time). Then only the
         jobs that arrived since can start, and they come last in the queue anyway."""
         queue = self.queue
-        moved = self._released or self._overran_since(now)
-        self._released = False
+        overran = self._overran_since(now)
+        moved = self._released or overran
+        if self._early or overran:
+            self._res = None
+        self._released = self._early = False
         self._last = now
         if moved:
-            self._res = None
             self._failed.clear()
-            self._failed_requests.clear()
             self._failed_off.clear()
         if not queue:
             self._scanned = 0
@@ -482,15 +488,19 @@ class EASY(_Backfilling):
         alloc = self.allocator
         info = self._info
         if first == 0:
-            while queue:
-                n, _, key = info[queue[0].id]
-                if n > alloc.free or self._known_to_fail(key, queue[0].request):
+            heads = 0
+            for job in queue:
+                n, _, key = info[job.id]
+                if n > alloc.free or key in self._failed:
                     break
-                got = alloc.allocate(queue[0].request)
+                got = alloc.allocate(job.request)
                 if got is None:
-                    self._fails(key, queue[0].request)
+                    self._failed.add(key)
                     break
-                actions.append(self._launch(queue.popleft(), got, now))
+                actions.append(self._launch(job, got, now))
+                heads += 1
+            if heads:
+                del queue[:heads], self._qn[:heads]
                 self._res = None  # a new head
                 self._failed_off.clear()
             first = 1
@@ -499,30 +509,18 @@ class EASY(_Backfilling):
         started = self._backfill_counting(now, first, actions) if self.counting else \
             self._backfill_nodes(now, first, actions)
         if started:
-            rest = list(queue)
+            qn = self._qn
             for i in reversed(started):
-                del rest[i]
-            self.queue = deque(rest)
+                del queue[i], qn[i]
         return actions
 
-    def _known_to_fail(self, key: Any, request: Any) -> bool:
-        """Whether ``request`` has no placement now: it, or a request that covers it
-        (:meth:`topoalloc.Allocator.covers`), found none since the last release."""
-        if key in self._failed:
-            return True
-        if self._failed_requests:
-            cover = self.allocator.covers
-            if any(cover(f, request) for f in self._failed_requests):
-                self._failed.add(key)
-                return True
-        return False
-
-    def _fails(self, key: Any, request: Any) -> None:
-        self._failed.add(key)
-        if self._dominance:  # keep the failed requests no other failed one covers
-            cover = self.allocator.covers
-            self._failed_requests = [f for f in self._failed_requests if not cover(request, f)]
-            self._failed_requests.append(request)
+    def _candidates(self, first: int, free: int):
+        """Queue positions from ``first`` on whose processor count is at most ``free`` (a
+        vectorised filter on a long queue)."""
+        size = len(self.queue)
+        if size - first < 24:
+            return range(first, size)
+        return (np.flatnonzero(np.array(self._qn[first:]) <= free) + first).tolist()
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res
@@ -534,11 +532,13 @@ class EASY(_Backfilling):
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
         info = self._info
+        queue = self.queue
         free = alloc.free
         shadow = -math.inf
         extra = 0
         started: list[int] = []  # queue positions
-        for i, job in enumerate(itertools.islice(self.queue, first, None), first):
+        for i in self._candidates(first, free):
+            job = queue[i]
             n, est, _ = info[job.id]
             if n > free:
                 continue
@@ -561,13 +561,17 @@ class EASY(_Backfilling):
     def _backfill_nodes(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
         info = self._info
-        failed_off = self._failed_off
+        queue = self.queue
+        failed, failed_off = self._failed, self._failed_off
+        free = alloc.free
         shadow = -math.inf
         reserved = None
+        off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
-        for i, job in enumerate(itertools.islice(self.queue, first, None), first):
+        for i in self._candidates(first, free):
+            job = queue[i]
             n, est, key = info[job.id]
-            if n > alloc.free or self._known_to_fail(key, job.request):
+            if n > free or key in failed:
                 continue
             if shadow == -math.inf:
                 res = self._head_reservation(now)
@@ -575,18 +579,25 @@ class EASY(_Backfilling):
             if now + est <= shadow:
                 got = alloc.allocate(job.request)
                 if got is None:
-                    self._fails(key, job.request)
+                    failed.add(key)
                     continue
+                off = -1
             else:
                 if key in failed_off:
+                    continue
+                if off < 0:  # a necessary condition: that many free nodes off the reserved ones
+                    off = free - int(np.count_nonzero(self._ready[reserved] == -math.inf))
+                if n > off:
                     continue
                 got = alloc.allocate_avoiding(job.request, reserved)
                 if got is None:
                     failed_off.add(key)
                     continue
+                off -= n
             actions.append(self._launch(job, got, now))
             started.append(i)
-            if alloc.free == 0:
+            free = alloc.free
+            if free == 0:
                 break
         return started
 

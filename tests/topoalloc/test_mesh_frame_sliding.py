@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from topoalloc import UnsupportedTopologyError
@@ -81,3 +82,35 @@ def test_bad_requests_and_topologies():
         fs.allocate((1, 2, 3))
     with pytest.raises(UnsupportedTopologyError):
         FrameSliding(Flat(8))
+
+
+@pytest.mark.parametrize("width,height", [(8, 1), (7, 3), (6, 6), (9, 4)])
+def test_covers_is_exact_on_every_frame(width, height):
+    """covers(f, r) claims: wherever f finds no free frame, r finds none. Placement is monotone in
+    the free set, so it suffices to check the smallest free sets on which r succeeds -- each single
+    r-frame -- and there f must find a frame. Conversely a pair the rule leaves out has a frame of r
+    holding no frame of f (the rule is as wide as it can be, except for sides that do not fit)."""
+    fs = FrameSliding(Mesh(width, height))
+    shapes = [(w, h) for w in range(1, width + 1) for h in range(1, height + 1)]
+
+    def frames(w, h):
+        for y in range(0, height - h + 1, h):
+            for x in range(0, width - w + 1, w):
+                free = np.zeros((height, width), dtype=bool)
+                free[y : y + h, x : x + w] = True
+                yield free.ravel()
+
+    for failed in shapes:
+        for request in shapes:
+            if fs.covers(failed, request):
+                assert all(fs.place_in(failed, free) is not None for free in frames(*request)), (
+                    f"{request} covered by {failed} but one of its frames holds no {failed} frame")
+
+
+def test_covers_leaves_out_sizes_on_another_grid():
+    fs = FrameSliding(Mesh(8, 1))
+    assert not fs.covers((3, 1), (4, 1))
+    assert fs.covers((3, 1), (6, 1)) and fs.covers((3, 1), (5, 1)) and fs.covers((1, 1), (4, 1))
+    free = np.zeros((1, 8), dtype=bool)
+    free[0, 4:8] = True
+    assert fs.place_in((4, 1), free.ravel()) is not None and fs.place_in((3, 1), free.ravel()) is None

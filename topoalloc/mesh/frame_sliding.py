@@ -115,6 +115,20 @@ class FrameSliding(MeshAllocator):
         self._bits |= self._shape(s.width, s.height)[0] << (s.y * self.width + s.x)
         return super()._unplace(allocation)
 
+    def covers(self, failed: tuple[int, int], request: tuple[int, int]) -> bool:
+        """Whether ``request`` (``w' x h'``) certainly finds no free frame where ``failed``
+        (``w x h``) found none (:meth:`~topoalloc.Allocator.covers`): when, in each dimension,
+        ``w'`` is a multiple of ``w`` or at least ``2w - 1``. Then every ``w' x h'`` frame holds a
+        whole ``w x h`` frame of the ``w``/``h`` stride grid (the first multiple of ``w`` at or
+        after the frame's left edge is at most ``w - 1`` nodes in, and its ``w`` nodes end within
+        the frame; likewise in ``y``), so a free one would give a free ``w x h`` frame. Larger
+        sizes in between are not covered: frames of different sides sit on different grids (a
+        free ``4 x 1`` frame at ``x = 4`` of a width-8 mesh holds no ``3 x 1`` frame, whose bases
+        are ``x = 0, 3``). O(1)."""
+        w, h = self.validate(failed)
+        rw, rh = self.validate(request)
+        return (rw % w == 0 or rw >= 2 * w - 1) and (rh % h == 0 or rh >= 2 * h - 1)
+
     def place_in(self, request: tuple[int, int], free: np.ndarray) -> np.ndarray | None:
         """The first frame whose nodes are all marked in ``free`` (the allocator's own rule on that
         free set; :meth:`Allocator.place_in`). O(MN / 64) word operations."""
