@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import itertools
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -106,6 +107,8 @@ class Allocator(ABC):
     #: ``"buddy"`` (aligned buddy blocks), ``"frame"`` (frames at stride positions), ``"gray"``
     #: (Gray-code blocks), ``"tree"``, ``"any"`` (any free processors). Used to pick test oracles.
     recognition: ClassVar[str] = ""
+    #: The last frozen mask converted by :meth:`_frozen` and its conversions by kind.
+    _frozen_memo: tuple[np.ndarray, dict] | None = None
 
     def __init__(self, topology: Any) -> None:
         if self.topology_types and not isinstance(topology, self.topology_types):
@@ -255,7 +258,9 @@ class Allocator(ABC):
         that touches ``avoid`` while asking for the next, then releases the held ones -- so the
         allocator's state afterwards differs from before only by the grant returned. At most
         ``free / request size`` attempts. Allocators override it with a direct search that returns
-        the same grant.
+        the same grant. A read-only ``avoid`` mask that owns its data may be converted once and
+        remembered while it comes back (a scheduler asks with the same reservation for one
+        candidate after another): do not make it writeable and change it.
 
         >>> import numpy as np
         >>> from topologies import Hypercube
@@ -333,6 +338,22 @@ class Allocator(ABC):
             twin.release(g)
         got = twin.allocate(request)
         return None if got is None else np.array(got.nodes)
+
+    def _frozen(self, mask: np.ndarray, kind: Any, convert: Callable[[np.ndarray], Any]) -> Any:
+        """``convert(mask)``, remembered while the same *frozen* mask comes back: one that owns its
+        data and is read-only (a scheduler's reservation, passed to :meth:`allocate_avoiding` once
+        per candidate job, is converted once). ``kind`` names the conversion (several may be kept
+        for one mask). Any other mask is converted every time. A frozen mask must not be made
+        writeable and changed afterwards."""
+        if type(mask) is not np.ndarray or mask.flags.writeable or not mask.flags.owndata:
+            return convert(mask)
+        memo = self._frozen_memo
+        if memo is None or memo[0] is not mask:
+            memo = self._frozen_memo = (mask, {})
+        got = memo[1].get(kind)
+        if got is None:
+            got = memo[1][kind] = convert(mask)
+        return got
 
     def _shallow_clone(self) -> Allocator:
         """For fast :meth:`clone` overrides: a new instance sharing every attribute of this one

@@ -331,8 +331,11 @@ class _Backfilling(Policy):
             yield (end if end > now else now), running[jid]
 
     def _mask(self, nodes: np.ndarray) -> np.ndarray:
+        """A reservation's node mask, frozen (read-only: allocators may remember what they derive
+        from it, :meth:`topoalloc.Allocator.allocate_avoiding`)."""
         m = np.zeros(self.allocator.size, dtype=bool)
         m[nodes] = True
+        m.flags.writeable = False
         return m
 
     # -- the head's reservation ----------------------------------------------------------------------

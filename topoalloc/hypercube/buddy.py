@@ -169,7 +169,7 @@ class Buddy(CubeAllocator):
         ``k``-blocks by increasing address, so the grant is the least free block that touches no
         avoided node. O(2^(n-k) + B) for ``B`` free blocks."""
         k = self.validate(request)
-        bad = np.asarray(avoid).reshape(-1, 1 << k).any(axis=1)
+        bad = self._frozen(avoid, k, lambda m: np.asarray(m).reshape(-1, 1 << k).any(axis=1))
         best = _NONE
         for j in range(k, self.dim + 1):
             span = 1 << (j - k)

@@ -52,9 +52,10 @@ class FirstFit(ZhuAllocator):
         busy (no grants are made for them); ``None`` at once when no free submesh at all stays off
         the avoided nodes. O(MN (log w + log h) / 64) per rejected submesh."""
         request = self.validate(request)
+        off_bits = self._frozen(avoid, "zhu bits", lambda m: self._bits_of(m.reshape(self.height, self.width)))
         avoid = np.asarray(avoid, dtype=bool).reshape(self.height, self.width)
         bits = self._free_bits()
-        off = bits & ~self._bits_of(avoid)
+        off = bits & ~off_bits
         if all(self._first_in(off, w, h) is None for w, h in self._orientations(request)):
             return None  # no free submesh at all stays off the avoided nodes
         while True:

@@ -146,7 +146,7 @@ class FrameSliding(MeshAllocator):
         w, h = self.validate(request)
         if w * h > self._free:
             return None
-        p = self._first_free(self._bits & ~_bits(avoid), w, h)
+        p = self._first_free(self._bits & ~self._frozen(avoid, "bits", _bits), w, h)
         return None if p is None else self._register(*self._take(p, w, h))
 
 
