@@ -38,7 +38,6 @@ import math
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +55,11 @@ class StoreVersionError(ValueError):
 
 
 def package_version() -> str:
-    """The installed ``topoalloc`` version (``0+unknown`` when running from an uninstalled tree)."""
-    try:
-        return version("topoalloc")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
+    """The ``topoalloc`` version, ``topologies.__version__`` (the running code's: its checkout's
+    ``pyproject.toml``, else the installed metadata; ``0+unknown`` if neither is found)."""
+    from topologies import __version__
+
+    return __version__
 
 
 _COLUMNS: list[tuple[str, str]] = [

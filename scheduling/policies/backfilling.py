@@ -72,6 +72,7 @@ end, an overrun or a new head can have moved them. None of this changes a decisi
 
 from __future__ import annotations
 
+import array
 import bisect
 import heapq
 import itertools
@@ -432,7 +433,8 @@ class EASY(_Backfilling):
     def __init__(self) -> None:
         super().__init__()
         self.queue: list[Job] = []
-        self._qn: list[int] = []  # the queued jobs' processor counts, in queue order
+        self._qn = array.array("q")  # the queued jobs' processor counts, in queue order
+        self._qe = array.array("d")  # ... and their estimates
         self._released = False  # a job ended since the last pass
         self._early = False  # ... before its expected end
         self._last = -math.inf  # the instant of the last pass
@@ -445,7 +447,9 @@ class EASY(_Backfilling):
 
     def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
-        self._qn.append(self._info[job.id][0])
+        n, est, _ = self._info[job.id]
+        self._qn.append(n)
+        self._qe.append(est)
         self.queue.append(job)
 
     def on_finish(self, job: Job, now: float) -> None:
@@ -503,7 +507,7 @@ class EASY(_Backfilling):
                 actions.append(self._launch(job, got, now))
                 heads += 1
             if heads:
-                del queue[:heads], self._qn[:heads]
+                del queue[:heads], self._qn[:heads], self._qe[:heads]
                 self._res = None  # a new head
                 self._failed_off.clear()
             first = 1
@@ -512,9 +516,9 @@ class EASY(_Backfilling):
         started = self._backfill_counting(now, first, actions) if self.counting else \
             self._backfill_nodes(now, first, actions)
         if started:
-            qn = self._qn
+            qn, qe = self._qn, self._qe
             for i in reversed(started):
-                del queue[i], qn[i]
+                del queue[i], qn[i], qe[i]
         return actions
 
     def _candidates(self, first: int, free: int):
@@ -523,7 +527,7 @@ class EASY(_Backfilling):
         size = len(self.queue)
         if size - first < 24:
             return range(first, size)
-        return (np.flatnonzero(np.array(self._qn[first:]) <= free) + first).tolist()
+        return (np.flatnonzero(np.frombuffer(self._qn, dtype=np.int64)[first:] <= free) + first).tolist()
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res
@@ -540,7 +544,17 @@ class EASY(_Backfilling):
         shadow = -math.inf
         extra = 0
         started: list[int] = []  # queue positions
-        for i in self._candidates(first, free):
+        positions = range(first, len(queue))
+        if len(positions) >= 24:  # a long queue: the same tests, vectorised, for a superset
+            qn = np.frombuffer(self._qn, dtype=np.int64)[first:]
+            fits = qn <= free
+            if not fits.any():
+                return started
+            shadow = max(self._head_reservation(now).start, now)
+            extra = self._extra
+            fits &= (now + np.frombuffer(self._qe, dtype=np.float64)[first:] <= shadow) | (qn <= extra)
+            positions = (np.flatnonzero(fits) + first).tolist()
+        for i in positions:
             job = queue[i]
             n, est, _ = info[job.id]
             if n > free:
