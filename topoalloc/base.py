@@ -339,6 +339,42 @@ class Allocator(ABC):
         got = twin.allocate(request)
         return None if got is None else np.array(got.nodes)
 
+    def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """What-if over time: ``ready`` gives, per node id, the time from which it is free (``-inf``:
+        free now). Returns ``(t, nodes)`` for the earliest ``t >= now`` at which
+        :meth:`place_in` recognises a placement on the nodes ready by ``t``, and that placement
+        (``place_in(request, ready <= t)``); ``None`` if there is none even once every node is
+        ready. A backfilling scheduler's reservation: the shadow time and the reserved nodes.
+
+        ``t`` is ``now`` or one of the values of ``ready``. Placement is monotone in the free set,
+        so this default tries the candidate times in order, from the first at which enough nodes
+        are ready: O(size) plus one :meth:`place_in` per time tried. Allocators override
+        it with one vectorised pass (the latest ready time over each recognised region, then the
+        earliest region) that returns the same pair.
+
+        >>> import numpy as np
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> ready = np.array([5.0, 9.0, 2.0, 2.0, 7.0, 7.0, 7.0, 8.0])
+        >>> t, nodes = Buddy(Hypercube(3)).earliest_in(1, ready, now=3.0); t, nodes.tolist()
+        (3.0, [2, 3])
+        >>> t, nodes = Allocator.earliest_in(Buddy(Hypercube(3)), 2, ready, now=3.0); t, nodes.tolist()
+        (8.0, [4, 5, 6, 7])
+        """
+        ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
+        need = self.request_size(request)
+        if need > len(ready):
+            return None
+        t = float(np.partition(ready, need - 1)[need - 1])  # the first time enough nodes are ready
+        while True:
+            nodes = self.place_in(request, ready <= t)
+            if nodes is not None:
+                return t, nodes
+            later = ready[ready > t]
+            if not len(later):
+                return None
+            t = float(later.min())
+
     def _frozen(self, mask: np.ndarray, kind: Any, convert: Callable[[np.ndarray], Any]) -> Any:
         """``convert(mask)``, remembered while the same *frozen* mask comes back: one that owns its
         data and is read-only (a scheduler's reservation, passed to :meth:`allocate_avoiding` once

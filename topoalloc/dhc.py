@@ -298,6 +298,23 @@ class DHCTree(Allocator):
                     return np.arange(off + j * s, off + (j + 1) * s, dtype=np.int64)
         return None
 
+    def earliest_in(self, request: int, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """:meth:`Allocator.earliest_in` in one pass: each partition of the job's level is ready at
+        its latest processor's time (not before ``now``); the earliest, trees in forest order and
+        leftmost first, is the partition :meth:`place_in` finds then. O(P)."""
+        s = 1 << (self.validate(request) - 1).bit_length()
+        ready = np.asarray(ready, dtype=float).ravel()
+        best = None
+        for h, off in zip(self.heights, self.offsets, strict=True):
+            if 1 << h >= s:
+                parts = np.maximum(ready[off : off + (1 << h)].reshape(-1, s).max(axis=1), now)
+                j = int(parts.argmin())
+                if best is None or parts[j] < best[0]:
+                    best = (float(parts[j]), off + j * s)
+        if best is None:
+            return None
+        return best[0], np.arange(best[1], best[1] + s, dtype=np.int64)
+
     def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
         """:meth:`Allocator.allocate_avoiding`; under first fit directly: successive placements are
         the free partitions of the level from left to right, so the grant is the leftmost free one

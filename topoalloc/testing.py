@@ -633,6 +633,25 @@ class AllocatorMachine(RuleBasedStateMachine):
             assert np.array_equal(np.sort(own()), np.sort(generic.free_nodes())), "internal free state differs"
 
     @rule(data=st.data())
+    def earliest_in_matches_the_generic(self, data: st.DataObject) -> None:
+        a = self.allocator
+        request = data.draw(requests(a), label="request")
+        seed = data.draw(st.integers(0, 2**32 - 1), label="ready seed")
+        rng = np.random.default_rng(seed)
+        times = np.array([-np.inf, 0.0, 1.0, 2.5, 4.0, 7.0])
+        ready = times[rng.integers(0, data.draw(st.integers(1, len(times)), label="distinct times"), a.size)]
+        now = data.draw(st.sampled_from([-np.inf, 0.0, 1.5, 5.0]), label="now")
+        state = _observable(a)
+        got = a.earliest_in(request, ready, now)
+        want = Allocator.earliest_in(a, request, ready, now)
+        assert _observable(a) == state, "earliest_in changed the allocator"
+        assert (got is None) == (want is None), f"earliest_in({request!r}): {got!r}, generic {want!r}"
+        if got is not None:
+            assert got[0] == want[0] and np.array_equal(got[1], want[1]), (
+                f"earliest_in({request!r}) = ({got[0]}, {got[1].tolist()}), generic ({want[0]}, {want[1].tolist()})"
+            )
+
+    @rule(data=st.data())
     def place_in_is_exact(self, data: st.DataObject) -> None:
         a = self.allocator
         request = data.draw(requests(a), label="request")

@@ -14,7 +14,8 @@ mask that allocates nothing): the first time it does is the reservation's *shado
 placement's nodes are the *reserved nodes*. (The shadow time is the one releasing the running jobs
 in order of expected end on a copy of the allocator and trying the job after each end would find,
 without the copy; the reserved nodes are a placement the allocator recognises then, its own choice
-where ``place_in`` follows its rule.) A job that would otherwise have to wait may start now (be
+where ``place_in`` follows its rule. :meth:`topoalloc.Allocator.earliest_in` asks the whole
+question at once.) A job that would otherwise have to wait may start now (be
 *backfilled*) only if its allocation (the one the real allocator gives it now) either ends, by its
 estimate, no later than the shadow time, or does not touch the reserved nodes. So on a mesh or a
 cube a backfilled job never takes the region the head's reservation needs, whatever the allocator's
@@ -297,6 +298,8 @@ class _Backfilling(Policy):
     def bind(self, allocator: Allocator) -> None:
         super().bind(allocator)
         self._counting = getattr(allocator, "recognition", "") == "any"
+        # whether the allocator answers the reservation question in one vectorised pass
+        self._earliest = type(allocator).earliest_in is not Allocator.earliest_in
         if not self._counting:
             self._ready = np.full(allocator.size, -math.inf)
 
@@ -343,9 +346,12 @@ class _Backfilling(Policy):
     def reservation(self, job: Job, now: float) -> Reservation:
         """Where and when ``job`` would start if the running jobs ended at their expected ends and
         nothing else started: the replay described in the module docstring (counting on a flat
-        allocator). O(running) on a flat allocator; otherwise up to ``running`` what-if questions to
-        the allocator (:meth:`topoalloc.Allocator.place_in`), asked only once enough processors are
-        expected free."""
+        allocator). O(running) on a flat allocator; otherwise one what-if question to the allocator,
+        :meth:`topoalloc.Allocator.earliest_in` over the nodes' expected free times where the
+        allocator answers it in one vectorised pass (the buddy cube, the tree forest, frames);
+        elsewhere the same search here, one :meth:`~topoalloc.Allocator.place_in` per candidate
+        time from the first at which enough processors are expected free (counted from the running
+        jobs in order of expected end)."""
         info = self._info.get(job.id)
         need, est = info[:2] if info is not None else (self.allocator.request_size(job.request), _estimate(job))
         if self.counting:
@@ -364,7 +370,15 @@ class _Backfilling(Policy):
                         k += 1
                     return Reservation(job, t, t + est, None, free - need)
             raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
-        alloc, ready, ends = self.allocator, self._ready, self._ends
+        alloc, ready = self.allocator, self._ready
+        if self._earliest:
+            found = alloc.earliest_in(job.request, ready, now)
+            if found is None:
+                raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+            t, nodes = found
+            return Reservation(job, t, t + est, self._mask(nodes))
+        # the generic search, with the count test taken from the running jobs sorted by expected end
+        ends = self._ends
         free = alloc.free
         k, last = 0, len(ends)
         t = now

@@ -164,6 +164,15 @@ class Buddy(CubeAllocator):
             return None
         return np.arange(m << k, (m + 1) << k, dtype=np.int64)
 
+    def earliest_in(self, request: int, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """:meth:`Allocator.earliest_in` in one pass: each aligned ``2^k`` block is ready at its
+        latest node's time (not before ``now``); the earliest, least address first, is the block
+        :meth:`place_in` finds then. O(2^n)."""
+        k = self.validate(request)
+        blocks = np.maximum(np.asarray(ready, dtype=float).reshape(-1, 1 << k).max(axis=1), now)
+        m = int(blocks.argmin())
+        return float(blocks[m]), np.arange(m << k, (m + 1) << k, dtype=np.int64)
+
     def allocate_avoiding(self, request: int, avoid: np.ndarray) -> Allocation | None:
         """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free aligned
         ``k``-blocks by increasing address, so the grant is the least free block that touches no

@@ -139,6 +139,20 @@ class FrameSliding(MeshAllocator):
         y, x = divmod(p, self.width)
         return self._ids[y : y + h, x : x + w].ravel()
 
+    def earliest_in(
+        self, request: tuple[int, int], ready: np.ndarray, now: float = -np.inf
+    ) -> tuple[float, np.ndarray] | None:
+        """:meth:`Allocator.earliest_in` in one pass: each frame is ready at its latest node's time
+        (not before ``now``); the earliest, first in row-major order, is the frame
+        :meth:`place_in` finds then. O(MN)."""
+        w, h = self.validate(request)
+        H, W = self.height, self.width
+        cols, rows = W // w, H // h
+        grid = np.asarray(ready, dtype=float).reshape(H, W)[: rows * h, : cols * w]
+        frames = np.maximum(grid.reshape(rows, h, cols, w).max(axis=(1, 3)), now)
+        j, i = divmod(int(frames.argmin()), cols)
+        return float(frames[j, i]), self._ids[j * h : (j + 1) * h, i * w : (i + 1) * w].ravel()
+
     def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
         """:meth:`Allocator.allocate_avoiding` directly: frames do not overlap, so successive
         placements are the free frames in row-major order; the first that touches no avoided node.
