@@ -417,9 +417,9 @@ class EASY(_Backfilling):
     reservation is exactly the one a fresh computation would give (the extra processors are
     reduced by every job backfilled past the shadow time); on a topology the kept node set is a
     valid reservation (free at the shadow time, recognised by the allocator) though a fresh replay
-    might pick another. A pass scans the jobs
-    the previous pass rejected only when the reservation was recomputed: otherwise nothing they
-    were judged on has changed, and only the jobs that arrived since are tried. Requests that found
+    might pick another. A pass scans the jobs the previous pass rejected only when the reservation
+    was recomputed: otherwise nothing they were judged on has changed, and only the jobs that
+    arrived since are tried. Requests that found
     no placement, or none off the reserved nodes, are not asked for again until a release (or a
     new reservation) can have changed the answer, and a candidate that would run past the shadow
     time is asked for only if the free nodes off the reserved ones are enough in number.
@@ -443,6 +443,8 @@ class EASY(_Backfilling):
     """
 
     name = "EASY"
+    #: From this many queued candidates on, a pass filters them in ``numpy`` before its loop.
+    _VECTORISE_FROM = 24
 
     def __init__(self) -> None:
         super().__init__()
@@ -539,7 +541,7 @@ class EASY(_Backfilling):
         """Queue positions from ``first`` on whose processor count is at most ``free`` (a
         vectorised filter on a long queue)."""
         size = len(self.queue)
-        if size - first < 24:
+        if size - first < self._VECTORISE_FROM:
             return range(first, size)
         return (np.flatnonzero(np.frombuffer(self._qn, dtype=np.int64)[first:] <= free) + first).tolist()
 
@@ -559,7 +561,7 @@ class EASY(_Backfilling):
         extra = 0
         started: list[int] = []  # queue positions
         positions = range(first, len(queue))
-        if len(positions) >= 24:  # a long queue: the same tests, vectorised, for a superset
+        if len(positions) >= self._VECTORISE_FROM:  # the same tests, vectorised, for a superset
             qn = np.frombuffer(self._qn, dtype=np.int64)[first:]
             fits = qn <= free
             if not fits.any():
