@@ -28,6 +28,20 @@ def _version() -> str:
     return __version__
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: prints ``topoalloc <version>`` and exits; the version is looked up only then
+    (reading it costs more than building the whole parser)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        sys.stdout.write(f"topoalloc {_version()}\n")
+        parser.exit()
+
+
 def _plain(text: str) -> str:
     """Help text without reStructuredText markup (``x`` and :func:`x` print as x)."""
     return re.sub(r"(?::\w+:)?`{1,2}([^`]+)`{1,2}", r"\1", text)
@@ -136,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  topoalloc compare\n  topoalloc run examples/seed002_fig2_cube_buddy_rsr.toml\n"
                "  topoalloc plot results/seed002-fig2.sqlite",
     )
-    parser.add_argument("--version", action="version", version=f"topoalloc {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     from .experiments import defaults as d

@@ -23,8 +23,6 @@ def find_version(root: Path | None = None) -> str:
     """The version: from ``root/pyproject.toml`` if it is the ``topoalloc`` project (``root``
     defaults to the directory above this package), else from the installed metadata."""
     import tomllib
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as _installed_version
 
     root = Path(__file__).resolve().parent.parent if root is None else Path(root)
     try:
@@ -33,6 +31,9 @@ def find_version(root: Path | None = None) -> str:
         project = {}
     if project.get("name") == _DISTRIBUTION and isinstance(project.get("version"), str):
         return project["version"]
+    from importlib.metadata import PackageNotFoundError  # costly: only when there is no checkout
+    from importlib.metadata import version as _installed_version
+
     try:
         return _installed_version(_DISTRIBUTION)
     except PackageNotFoundError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +48,8 @@ def run_claims(selected: Sequence[Claim], size: Size, workers: int | None = None
         for c in selected:
             yield Result(c, run_claim(c, size), size)
         return
+    from concurrent.futures import ProcessPoolExecutor  # on use: every command line start imports this module
+
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_run_one, c.id, size.quick) for c in selected]
         for c, f in zip(selected, futures, strict=True):
