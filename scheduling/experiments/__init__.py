@@ -8,62 +8,69 @@ Dask cluster, stored in SQLite as they finish (resumable), summarised with confi
 4
 >>> [(s.policy, s.n) for s in aggregate(store.rows())]
 [('RSR-0', 2), ('RSR-1', 2)]
+
+Each name is imported from its module on first access (PEP 562): a command that only replays a
+trace does not pay for saturation searches, snapshots or month windows.
 """
 
-from .config import (
-    METRICS,
-    Component,
-    ConfigError,
-    Experiment,
-    PlotSpec,
-    Point,
-    Study,
-    Target,
-    TopologySpec,
-    WorkloadSpec,
-    derive_seed,
-    load_study,
-    study_from_dict,
-)
-from .defaults import compare_study
-from .registry import (
-    WORKLOAD_MODELS,
-    PolicyParameterError,
-    UnknownAllocatorError,
-    UnknownWorkloadModelError,
-    allocator_class,
-    allocator_kind,
-    allocator_names,
-    canonical_allocator,
-    make_allocator,
-    make_policy,
-    make_workload,
-    policy_parameters,
-    register_allocator,
-    workload_model_names,
-)
-from .report import FairnessCurve, PointSummary, aggregate, class_rows, fairness_curves, format_table
-from .runner import (
-    DaskExecutor,
-    LocalExecutor,
-    RunStats,
-    TaskError,
-    TraceSupportError,
-    episode_seeds,
-    make_executor,
-    read_trace,
-    replications_needed,
-    replications_wanted,
-    run_points,
-    run_study,
-    run_task,
-    study_rows,
-    trace_points,
-)
-from .saturation import SaturationLoad, format_saturation, saturation_loads
-from .snapshots import SnapshotPolicy, record_occupancy
-from .store import ResultStore, StoreVersionError, package_version
-from .traces import TraceParameterError, TraceWorkload, month_window, trace_workload
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import (
+        METRICS,
+        Component,
+        ConfigError,
+        Experiment,
+        PlotSpec,
+        Point,
+        Study,
+        Target,
+        TopologySpec,
+        WorkloadSpec,
+        derive_seed,
+        load_study,
+        study_from_dict,
+    )
+    from .defaults import compare_study
+    from .registry import (
+        WORKLOAD_MODELS,
+        PolicyParameterError,
+        UnknownAllocatorError,
+        UnknownWorkloadModelError,
+        allocator_class,
+        allocator_kind,
+        allocator_names,
+        canonical_allocator,
+        make_allocator,
+        make_policy,
+        make_workload,
+        policy_parameters,
+        register_allocator,
+        workload_model_names,
+    )
+    from .report import FairnessCurve, PointSummary, aggregate, class_rows, fairness_curves, format_table
+    from .runner import (
+        DaskExecutor,
+        LocalExecutor,
+        RunStats,
+        TaskError,
+        TraceSupportError,
+        episode_seeds,
+        make_executor,
+        read_trace,
+        replications_needed,
+        replications_wanted,
+        run_points,
+        run_study,
+        run_task,
+        study_rows,
+        trace_points,
+    )
+    from .saturation import SaturationLoad, format_saturation, saturation_loads
+    from .snapshots import SnapshotPolicy, record_occupancy
+    from .store import ResultStore, StoreVersionError, package_version
+    from .traces import TraceParameterError, TraceWorkload, month_window, trace_workload
 
 __all__ = [
     "METRICS",
@@ -128,3 +135,45 @@ __all__ = [
     "ResultStore",
     "package_version",
 ]
+
+#: Where each public name is defined: name -> module of this package.
+_LAZY_ATTRS = {
+    **dict.fromkeys((
+        "METRICS", "Component", "ConfigError", "Experiment", "PlotSpec", "Point", "Study", "Target", "TopologySpec",
+        "WorkloadSpec", "derive_seed", "load_study", "study_from_dict"
+    ), "config"),
+    "compare_study": "defaults",
+    **dict.fromkeys((
+        "WORKLOAD_MODELS", "PolicyParameterError", "UnknownAllocatorError", "UnknownWorkloadModelError",
+        "allocator_class", "allocator_kind", "allocator_names", "canonical_allocator", "make_allocator", "make_policy",
+        "make_workload", "policy_parameters", "register_allocator", "workload_model_names"
+    ), "registry"),
+    **dict.fromkeys((
+        "FairnessCurve", "PointSummary", "aggregate", "class_rows", "fairness_curves", "format_table"
+    ), "report"),
+    **dict.fromkeys((
+        "DaskExecutor", "LocalExecutor", "RunStats", "TaskError", "TraceSupportError", "episode_seeds", "make_executor",
+        "read_trace", "replications_needed", "replications_wanted", "run_points", "run_study", "run_task", "study_rows",
+        "trace_points"
+    ), "runner"),
+    **dict.fromkeys(("SaturationLoad", "format_saturation", "saturation_loads"), "saturation"),
+    **dict.fromkeys(("SnapshotPolicy", "record_occupancy"), "snapshots"),
+    **dict.fromkeys(("ResultStore", "StoreVersionError", "package_version"), "store"),
+    **dict.fromkeys(("TraceParameterError", "TraceWorkload", "month_window", "trace_workload"), "traces"),
+}
+_SUBMODULES = frozenset(_LAZY_ATTRS.values())
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_ATTRS:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_ATTRS) | _SUBMODULES)
