@@ -963,7 +963,7 @@ def _load_swf(source: str | os.PathLike | IO, machine_size: int | None, topology
                 left &= ~over
             norequest = np.zeros(n.size, dtype=bool)
             if request_for is not None and left.any():
-                for value in np.unique(n[left]).tolist():
+                for value in sorted(set(n[left].tolist())):  # (np.unique would import numpy.ma)
                     if value not in requests:
                         try:
                             requests[value] = request_for(value)
