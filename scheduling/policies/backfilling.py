@@ -201,16 +201,18 @@ class FreeProfile:
         return 0 < i < len(times) and times[i] == t and (
             self.free[i] > self.free[i - 1] or bool(self.held[i - 1] & ~self.held[i]))
 
-    def starts(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0):
-        """Every start in ``[now, limit)``, at ``now`` or at a breakpoint, from which ``n``
-        processors are free over ``[start, start + d)`` (at the start itself when ``d == 0``),
+    def starts(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0,
+               until: float = math.inf):
+        """Every start in ``[now, min(limit, until))``, at ``now`` or at a breakpoint, from which
+        ``n`` processors are free over ``[start, start + d)`` (at the start itself when ``d == 0``),
         ascending (a generator). ``lift``: count that many more processors free from ``limit``
         on (the job's own reservation, starting at ``limit``, when looking for an earlier one)."""
         times, free = self.times, self.free
         m = len(times)
         i = bisect.bisect_right(times, now) - 1
         t = now
-        while t < limit:
+        stop_at = min(limit, until)
+        while t < stop_at:
             if free[i] >= n:
                 stop = t + d
                 j = i + 1
@@ -422,7 +424,11 @@ class EASY(_Backfilling):
     arrived since are tried. Requests that found
     no placement, or none off the reserved nodes, are not asked for again until a release (or a
     new reservation) can have changed the answer, and a candidate that would run past the shadow
-    time is asked for only if the free nodes off the reserved ones are enough in number.
+    time is asked for only if the free nodes off the reserved ones are enough in number. On a
+    topology the reservation itself is computed only when a candidate needs it: one that ends by
+    a lower bound of the shadow time (when, by the running jobs' expected ends, enough processors
+    are free in number) ends by the shadow time; the reservation computed later in the pass, or
+    at a later pass, is the same one (the jobs started meanwhile end by that bound).
 
     Interpretation: seed 004 says EASY-LL starts "the first job in the queue that fits within the
     available resources and whose execution does not delay the dispatching of any job ahead of
@@ -445,6 +451,9 @@ class EASY(_Backfilling):
     name = "EASY"
     #: From this many queued candidates on, a pass filters them in ``numpy`` before its loop.
     _VECTORISE_FROM = 24
+    #: Compute the head's reservation only for a candidate not ending by the count bound (False:
+    #: for the first candidate; the same decisions, checked by the tests).
+    _floor_first = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -591,13 +600,30 @@ class EASY(_Backfilling):
             self._extra = extra
         return started
 
+    def _shadow_floor(self, now: float) -> float:
+        """A lower bound of the head's shadow time without asking the allocator: when, by the
+        running jobs' expected ends, enough processors are free in number (``inf`` if never)."""
+        need = self._info[self.queue[0].id][0]
+        free = self.allocator.free
+        if free >= need:
+            return now
+        for end, _, _, size in self._ends:
+            free += size
+            if free >= need:
+                return end if end > now else now
+        return math.inf
+
     def _backfill_nodes(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
         info = self._info
         queue = self.queue
         failed, failed_off = self._failed, self._failed_off
         free = alloc.free
-        shadow = -math.inf
+        # ``bound``: a lower bound of the shadow time, exact once ``reserved`` is known. A
+        # candidate ending by a lower bound ends by the shadow time, so the reservation is computed
+        # only for one that does not (the answer is the same later in the pass: jobs started
+        # before it end by the bound, when the reserved nodes are expected free anyway)
+        bound = -math.inf
         reserved = None
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
@@ -606,15 +632,21 @@ class EASY(_Backfilling):
             n, est, key = info[job.id]
             if n > free or key in failed:
                 continue
-            if shadow == -math.inf:
-                res = self._head_reservation(now)
-                shadow, reserved = max(res.start, now), res.nodes
-            if now + est <= shadow:
+            end = now + est
+            if end > bound and reserved is None:
+                res = self._res
+                if bound == -math.inf and self._floor_first and (res is None or res.job is not queue[0]):
+                    bound = self._shadow_floor(now)
+                if end > bound:
+                    res = self._head_reservation(now)
+                    bound, reserved = max(res.start, now), res.nodes
+            if end <= bound:
                 got = alloc.allocate(job.request)
                 if got is None:
                     failed.add(key)
                     continue
-                off = -1
+                if off >= 0:  # its nodes off the reserved ones are no longer free
+                    off -= n - int(np.count_nonzero(reserved[got.nodes]))
             else:
                 if key in failed_off:
                     continue
@@ -684,7 +716,11 @@ class Conservative(_Backfilling):
     (running jobs plus twice the queue), and a compression searches only for the jobs for which
     the profile has room at some time before their reservation (an O(B) test); other allocators:
     the same counting tests first, then per search a what-if question to the allocator (O(size)
-    ``numpy`` work for the library's allocators) at each time the counts allow.
+    ``numpy`` work for the library's allocators) at each time the counts allow. There the policy
+    also logs what is freed (early ends, moved reservations, reserved nodes a job started off):
+    a compression searches for a job only over the times before the latest freed room it has not
+    yet seen ends, and asks the allocator at a time only if a node freed since its last search is
+    free then (a new placement must use one; everything else since only took room).
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> from scheduling import Job, simulate
@@ -717,6 +753,12 @@ class Conservative(_Backfilling):
         # and reserved at no time of [t, t + d); valid until something frees nodes
         self._nofit: dict[float, list[tuple[Any, float]]] = {}
         self._ready_bits: dict[float, int] = {}  # t -> nodes expected free by t (bits), this decision
+        # what was freed, in order: (from, until, node bits; 0 on a counting allocator), and per
+        # queued job the length of this log (plus _base, what was dropped) at its last search
+        self._freed: list[tuple[float, float, int]] = []
+        self._base = 0
+        self._stamp: dict[int, int] = {}
+        self._skip = True  # skip what the freed log proves useless (False: the same decisions, slower)
         #: Jobs whose reservation had to move later: a job overran its estimate, or (on allocators
         #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
         #: allocator could not be steered to the reserved nodes when the time came.
@@ -749,6 +791,8 @@ class Conservative(_Backfilling):
         if now < held.end:  # ended early: its processors are free from now on, room to compress
             self._early = True
             self._profile.change(now, held.end, held.size)
+            if not self.counting:
+                self._freed.append((now, held.end, _to_bits(self._mask(held.alloc.nodes))))
 
     def on_timer(self, key: Any, now: float) -> None:
         self._timers.discard(key)
@@ -780,7 +824,9 @@ class Conservative(_Backfilling):
             if job.id in self._waiting and job.id not in self.reservations:
                 self._reserve(self._find(job, now))
         self._new.clear()
-        return self._start_due(now)
+        actions = self._start_due(now)
+        self._trim_log()
+        return actions
 
     # -- reservations --------------------------------------------------------------------------------
     def _reserve(self, res: Reservation, push: bool = True) -> None:
@@ -789,6 +835,7 @@ class Conservative(_Backfilling):
         bits = 0 if res.nodes is None else _to_bits(res.nodes)
         if bits:
             self._bits[jid] = bits
+            self._stamp[jid] = self._base + len(self._freed)  # found given everything freed so far
         self._profile.change(res.start, res.end, -self._info[jid][0], bits)
         if push:
             heapq.heappush(self._due, (res.start, self._arrival[jid], next(self._tie), res))
@@ -805,7 +852,10 @@ class Conservative(_Backfilling):
                 else:
                     del self._nofit[t]
         if res is not None:
-            self._profile.change(res.start, res.end, self._info[jid][0], self._bits.pop(jid, 0))
+            bits = self._bits.pop(jid, 0)
+            self._profile.change(res.start, res.end, self._info[jid][0], bits)
+            if bits:
+                self._freed.append((res.start, res.end, bits))
         return res
 
     def _top(self) -> Reservation | None:
@@ -842,26 +892,61 @@ class Conservative(_Backfilling):
         """Compression: each reservation, in arrival order, is taken out and put back at the
         earliest time it fits given all the others, and kept if nothing earlier is found. A job
         for which the profile has too few free processors at every time before its reservation
-        cannot move and is not searched."""
+        cannot move and is not searched; nor is a job for which nothing was freed, since its last
+        search, over a time its start could move to (:meth:`_fresh`)."""
         profile = self._profile
         info = self._info
         self._rebuilt = False
         for job in self._waiting.values():
             prev = self.reservations.get(job.id)
-            if prev is None or prev.start <= now or profile.peak(now, prev.start) < info[job.id][0]:
+            if prev is None or prev.start <= now:
+                continue
+            fresh = self._fresh(job.id, now, prev.start)
+            until = prev.start if fresh is None else min(prev.start, max((b for _, b, _ in fresh), default=now))
+            if profile.peak(now, until) < info[job.id][0]:
+                if fresh is not None:
+                    self._stamp[job.id] = self._base + len(self._freed)
                 continue
             # an earlier start, looked for with the job's own reservation (from prev.start on) left
             # out; if there is none it stays where it is (an early end and earlier moves only freed
             # room, they never took its)
-            new = self._find(job, now, prev.start, mine=True)
+            new = self._find(job, now, prev.start, mine=True, fresh=fresh, until=until)
             if new is not None:
                 self._unreserve(job.id)
                 self._moved(job, prev, new)
+            else:
+                self._stamp[job.id] = self._base + len(self._freed)
 
-    def _find(self, job: Job, now: float, limit: float = math.inf, mine: bool = False) -> Reservation | None:
-        """The earliest reservation for ``job`` starting before ``limit`` (None if there is none
-        before a finite ``limit``); ``mine``: the job holds a reservation starting at ``limit``,
-        which is not counted."""
+    def _fresh(self, jid: int, now: float, limit: float) -> list[tuple[float, float, int]] | None:
+        """What was freed since the job's last search (which found no start before ``limit``,
+        given everything else) over a time a start in ``[now, limit)`` would use: ``(from, until,
+        node bits)``, with ``from`` moved back by the job's estimate (a start at ``t`` uses
+        ``[t, t + estimate)``, so only a start in ``[from - estimate, until)`` can use it). Nothing
+        else that changed since can make an earlier start possible (reservations, launches and
+        the passing of time only take room: a start at a later ``now`` that is no breakpoint is
+        possible only if one at the breakpoint before was), so an empty list means the search
+        would find nothing. ``None``: no log to go by (search everything)."""
+        if not self._skip or self.counting:  # counting: the profile search is cheaper than the log
+            return None
+        stamp = self._stamp.get(jid)
+        if stamp is None:
+            return None
+        d = self._info[jid][1]
+        return [(a - d, b, bits) for a, b, bits in self._freed[stamp - self._base:] if b > now and a - d < limit]
+
+    def _trim_log(self) -> None:
+        """Drop the part of the freed log every queued job's last search has seen."""
+        if len(self._freed) > 4 * len(self._stamp) + 256:
+            low = min(self._stamp.values(), default=self._base + len(self._freed))
+            del self._freed[: low - self._base]
+            self._base = low
+
+    def _find(self, job: Job, now: float, limit: float = math.inf, mine: bool = False,
+              fresh: list[tuple[float, float, int]] | None = None, until: float = math.inf) -> Reservation | None:
+        """The earliest reservation for ``job`` starting before ``limit`` and ``until`` (None if
+        there is none before a finite one); ``mine``: the job holds a reservation starting at
+        ``limit``, which is not counted; ``fresh`` (node sets): only starts using what was freed
+        there (:meth:`_fresh`)."""
         if self.counting:
             n, est, _ = self._info[job.id]
             t = self._profile.first(n, est, now, limit, n if mine else 0)
@@ -870,14 +955,23 @@ class Conservative(_Backfilling):
                     raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
                 return None
             return Reservation(job, t, t + est, None, -1)
-        return self._find_nodes(job, now, limit, mine)
+        return self._find_nodes(job, now, limit, mine, fresh, until)
 
-    def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False) -> Reservation | None:
+    def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False,
+                    fresh: list[tuple[float, float, int]] | None = None,
+                    until: float = math.inf) -> Reservation | None:
         n, est, _ = self._info[job.id]
         profile, alloc, ready, ends, nofit = self._profile, self.allocator, self._ready, self._ends, self._nofit
         own = self._bits.get(job.id, 0) if mine else 0
         request = job.request
-        for t in profile.starts(n, est, now, limit, n if mine else 0):  # the times the counts allow
+        for t in profile.starts(n, est, now, limit, n if mine else 0, until):  # the times the counts allow
+            if fresh is not None:
+                gained = 0  # the nodes freed since the last search over [t, t + est)
+                for a, b, bits in fresh:
+                    if a <= t < b:
+                        gained |= bits
+                if not gained:
+                    continue
             if t != now and not profile.rises(t):
                 i = bisect.bisect_left(ends, (t, -1))
                 if i == len(ends) or ends[i][0] != t:
@@ -891,12 +985,14 @@ class Conservative(_Backfilling):
             free = self._ready_bits.get(t)
             if free is None:
                 free = self._ready_bits[t] = _to_bits(ready <= t)
-            taken = profile.held_over(t, t + est, limit, own)
-            nodes = alloc.place_in(request, _from_bits(free & ~taken, alloc.size))
+            free &= ~profile.held_over(t, t + est, limit, own)
+            if fresh is not None and not free & gained:
+                continue  # a new placement would hold a node freed since: none is free here
+            nodes = alloc.place_in(request, _from_bits(free, alloc.size))
             if nodes is not None:
                 return Reservation(job, t, t + est, self._mask(nodes))
             nofit.setdefault(t, []).append((request, est))
-        if limit == math.inf:
+        if min(limit, until) == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
         return None
 
@@ -927,7 +1023,12 @@ class Conservative(_Backfilling):
                 continue
             del self.reservations[job.id]
             del self._waiting[job.id]
+            self._stamp.pop(job.id, None)
             bits = self._bits.pop(job.id, 0)
+            if bits:
+                left = bits & ~_to_bits(self._mask(got.nodes))
+                if left:  # placed elsewhere: the reserved nodes it does not use are free again
+                    self._freed.append((res.start, res.end, left))
             if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes
                 self._profile.change(res.start, res.end, n, bits)
                 self._profile.change(now, now + est, -n)

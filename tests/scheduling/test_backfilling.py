@@ -685,3 +685,56 @@ def test_conservative_profile_matches_its_reservations(case):
     result = simulate(make(), policy, jobs, jobs=None)
     assert len(result) == len(jobs) and len(checked) > len(jobs)
     assert sum(j.runtime > j.estimate for j in jobs) > len(jobs) // 8
+
+
+# -- shortcuts that must not change a decision -------------------------------------------------------
+def _mixed_estimates(jobs: list[Job], seed: int) -> list[Job]:
+    """``jobs`` with some estimates below the run time (overruns) and some zero-length jobs."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for j in jobs:
+        u = rng.random()
+        if u < 0.08:
+            j = Job(j.id, j.arrival, j.request, j.runtime, estimate=max(0.0, math.floor(j.runtime * 0.5)), size=j.size)
+        elif u < 0.11:
+            j = Job(j.id, j.arrival, j.request, 0.0, estimate=j.estimate, size=j.size)
+        out.append(j)
+    return out
+
+
+def _schedule_with(policy, make, jobs):
+    result = simulate(make(), policy, jobs, jobs=None, record_placement=True)
+    return result.schedule(), {k: v.tolist() for k, v in result.placements.items()}
+
+
+#: (policy class, private switch): the shortcut is on by default; off, the policy does the full work
+SHORTCUTS = [(EASY, "_floor_first"), (Conservative, "_skip")]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c != "flat"])
+@pytest.mark.parametrize("cls, switch", SHORTCUTS, ids=[s for _, s in SHORTCUTS])
+def test_shortcuts_change_no_decision(case, cls, switch):
+    """EASY computes the head's reservation only for a candidate that does not end by a cheap
+    lower bound of the shadow time, and Conservative's compression skips the searches its log of
+    freed room proves useless: with either shortcut switched off the schedule and every placement
+    are the same (estimates above, at and below the run times, zero-length jobs)."""
+    make, topology, _, _ = CASES[case]
+    for seed in (7, 8):
+        jobs = _mixed_estimates(synthetic(200, 64, seed, load=0.95, over=3.0, topology=topology), seed)
+        fast = cls()
+        slow = cls()
+        setattr(slow, switch, False)
+        assert _schedule_with(fast, make, jobs) == _schedule_with(slow, make, jobs)
+
+
+def test_a_shortcut_that_skips_too_much_is_caught():
+    """The comparison above can fail: a compression that trusts an empty log for every job (never
+    searching again) starts jobs later than the full compression."""
+    make, topology, _, _ = CASES["cube"]
+    jobs = _mixed_estimates(synthetic(300, 64, 7, load=0.95, over=3.0, topology=topology), 7)
+
+    class Lazy(Conservative):
+        def _fresh(self, jid, now, limit):
+            return []
+
+    assert _schedule_with(Lazy(), make, jobs) != _schedule_with(Conservative(), make, jobs)
