@@ -572,13 +572,14 @@ class EASY(_Backfilling):
         positions = range(first, len(queue))
         if len(positions) >= self._VECTORISE_FROM:  # the same tests, vectorised, for a superset
             qn = np.frombuffer(self._qn, dtype=np.int64)[first:]
-            fits = qn <= free
-            if not fits.any():
+            fit = np.flatnonzero(qn <= free)  # usually few of a long queue: the rest is tested on them
+            if not len(fit):
                 return started
             shadow = max(self._head_reservation(now).start, now)
             extra = self._extra
-            fits &= (now + np.frombuffer(self._qe, dtype=np.float64)[first:] <= shadow) | (qn <= extra)
-            positions = (np.flatnonzero(fits) + first).tolist()
+            qe = np.frombuffer(self._qe, dtype=np.float64)[first:]
+            fit = fit[(now + qe[fit] <= shadow) | (qn[fit] <= extra)]
+            positions = (fit + first).tolist()
         for i in positions:
             job = queue[i]
             n, est, _ = info[job.id]
