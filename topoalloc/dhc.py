@@ -9,6 +9,7 @@ import numpy as np
 from topologies import Flat, RequestSizeError
 from topologies._validate import check_int
 
+from ._blocks import block_all, block_max
 from .base import Allocation, Allocator
 
 __all__ = ["TreeNode", "TreeWeights", "DHCTree", "forest_sizes"]
@@ -292,7 +293,7 @@ class DHCTree(Allocator):
         free = np.asarray(free, dtype=bool).ravel()
         for h, off in zip(self.heights, self.offsets, strict=True):
             if 1 << h >= s:
-                ok = free[off : off + (1 << h)].reshape(-1, s).all(axis=1)
+                ok = block_all(free[off : off + (1 << h)], s)
                 j = int(ok.argmax())
                 if ok[j]:
                     return np.arange(off + j * s, off + (j + 1) * s, dtype=np.int64)
@@ -307,7 +308,7 @@ class DHCTree(Allocator):
         best = None
         for h, off in zip(self.heights, self.offsets, strict=True):
             if 1 << h >= s:
-                parts = np.maximum(ready[off : off + (1 << h)].reshape(-1, s).max(axis=1), now)
+                parts = np.maximum(block_max(ready[off : off + (1 << h)], s), now)
                 j = int(parts.argmin())
                 if best is None or parts[j] < best[0]:
                     best = (float(parts[j]), off + j * s)
@@ -327,7 +328,7 @@ class DHCTree(Allocator):
         for t, (h, off) in enumerate(zip(self.heights, self.offsets, strict=True)):
             if self._avail[t][1] < level:
                 continue
-            ok = usable[off : off + (1 << h)].reshape(-1, s).all(axis=1)
+            ok = block_all(usable[off : off + (1 << h)], s)
             j = int(ok.argmax())
             if ok[j]:
                 return self._register(*self._take(t, (1 << (h - level)) + j, level))

@@ -8,6 +8,7 @@ import numpy as np
 
 from topologies import Hypercube, Subcube
 
+from .._blocks import block_all, block_any, block_max
 from ..base import Allocation
 from ..errors import DoubleReleaseError
 from .base import CubeAllocator
@@ -158,7 +159,7 @@ class Buddy(CubeAllocator):
         """The aligned ``2^k`` block with the least ``m`` whose nodes are all marked in ``free``
         (the allocator's own rule on that free set; :meth:`Allocator.place_in`). O(2^n)."""
         k = self.validate(request)
-        blocks = np.asarray(free).reshape(-1, 1 << k).all(axis=1)
+        blocks = block_all(np.asarray(free, dtype=bool).ravel(), 1 << k)
         m = int(blocks.argmax())
         if not blocks[m]:
             return None
@@ -169,7 +170,7 @@ class Buddy(CubeAllocator):
         latest node's time (not before ``now``); the earliest, least address first, is the block
         :meth:`place_in` finds then. O(2^n)."""
         k = self.validate(request)
-        blocks = np.maximum(np.asarray(ready, dtype=float).reshape(-1, 1 << k).max(axis=1), now)
+        blocks = np.maximum(block_max(np.asarray(ready, dtype=float).ravel(), 1 << k), now)
         m = int(blocks.argmin())
         return float(blocks[m]), np.arange(m << k, (m + 1) << k, dtype=np.int64)
 
@@ -178,7 +179,7 @@ class Buddy(CubeAllocator):
         ``k``-blocks by increasing address, so the grant is the least free block that touches no
         avoided node. O(2^(n-k) + B) for ``B`` free blocks."""
         k = self.validate(request)
-        bad = self._frozen(avoid, k, lambda m: np.asarray(m).reshape(-1, 1 << k).any(axis=1))
+        bad = self._frozen(avoid, k, lambda m: block_any(np.asarray(m, dtype=bool).ravel(), 1 << k))
         best = _NONE
         for j in range(k, self.dim + 1):
             span = 1 << (j - k)

@@ -9,6 +9,7 @@ import numpy as np
 
 from topologies import Hypercube, Subcube
 
+from .._blocks import block_any
 from ..base import Allocation
 from .base import CubeAllocator
 
@@ -233,7 +234,7 @@ class GrayCode(CubeAllocator):
             return i if ok[i] else None
         half = 1 << (k - 1)
         h = self._blocks_free(flags, half)
-        bad_half = bad.reshape(-1, half).any(axis=1)
+        bad_half = block_any(bad, half)
         count = len(h)
         if count == 2:  # the whole cube
             return 0 if h[0] and h[1] and not (bad_half[0] or bad_half[1]) else None
