@@ -17,6 +17,7 @@ constructor parameters** (``{name = "DEQP", overhead = 1.0}``: :func:`make_polic
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ __all__ = [
     "allocator_kind",
     "allocator_class",
     "make_allocator",
-    "DISTRIBUTIONS",
+    "DISTRIBUTIONS",  # noqa: F822 (built on first use, from __getattr__)
     "distribution_names",
     "distribution_params",
     "make_distribution",
@@ -87,31 +88,38 @@ def make_allocator(name: str, topology: Any, params: Mapping[str, Any] | None = 
 
 
 # -- workload distributions -----------------------------------------------------------------------
-#: Distribution name -> (constructor, role). Roles: ``sizes`` (requests), ``service`` (run times),
-#: ``speedup``.
-DISTRIBUTIONS: dict[str, tuple[Callable[..., Any], str]] = {
-    "MeshSides": (_wl.MeshSides, "sizes"),
-    "Squares": (_wl.Squares, "sizes"),
-    "CubeDims": (_wl.CubeDims, "sizes"),
-    "CubeDiscreteNormal": (_wl.CubeDiscreteNormal, "sizes"),
-    "UniformCount": (_wl.UniformCount, "sizes"),
-    "TruncatedExponentialCount": (_wl.TruncatedExponentialCount, "sizes"),
-    "Exponential": (_wl.Exponential, "service"),
-    "TruncatedNormal": (_wl.TruncatedNormal, "service"),
-    "Uniform": (_wl.Uniform, "service"),
-    "TruncatedExponential": (_wl.TruncatedExponential, "service"),
-    "Linear": (_wl.LinearSpeedup, "speedup"),
-    "MISP": (_wl.MISP, "speedup"),
+#: Distribution name -> role. Roles: ``sizes`` (requests), ``service`` (run times), ``speedup``.
+#: The constructors (:data:`DISTRIBUTIONS`) are the classes of :mod:`scheduling.workloads` of the
+#: same names (``Linear``: ``LinearSpeedup``).
+_DISTRIBUTION_ROLES = {
+    "MeshSides": "sizes", "Squares": "sizes", "CubeDims": "sizes", "CubeDiscreteNormal": "sizes",
+    "UniformCount": "sizes", "TruncatedExponentialCount": "sizes",
+    "Exponential": "service", "TruncatedNormal": "service", "Uniform": "service", "TruncatedExponential": "service",
+    "Linear": "speedup", "MISP": "speedup",
 }
+
+
+@functools.cache
+def _distributions() -> dict[str, tuple[Callable[..., Any], str]]:
+    """:data:`DISTRIBUTIONS`, built on first use: a command that replays a trace never imports the
+    synthetic distributions."""
+    ctor = {"Linear": "LinearSpeedup"}
+    return {name: (getattr(_wl, ctor.get(name, name)), role) for name, role in _DISTRIBUTION_ROLES.items()}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DISTRIBUTIONS":  # Distribution name -> (constructor, role)
+        return _distributions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def distribution_names(role: str | None = None) -> list[str]:
     """Distribution names (for ``role`` if given)."""
-    return [n for n, (_, r) in DISTRIBUTIONS.items() if role is None or r == role]
+    return [n for n, (_, r) in _distributions().items() if role is None or r == role]
 
 
 def _dist(name: str, role: str | None) -> Callable[..., Any]:
-    for n, (ctor, r) in DISTRIBUTIONS.items():
+    for n, (ctor, r) in _distributions().items():
         if n.lower() == str(name).lower() and (role is None or r == role):
             return ctor
     raise UnknownDistributionError(

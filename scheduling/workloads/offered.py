@@ -35,8 +35,6 @@ from typing import Any
 
 import numpy as np
 
-from .distributions import CountsOn, CubeDims, MeshSides, Squares, TruncatedExponentialCount, UniformCount
-
 __all__ = ["request_distribution", "mean_granted_size", "granted_ratio", "allocator_granted_mean", "LOAD_BASES"]
 
 #: What a workload's ``load`` refers to: the requested processors (seed 002's formula with the
@@ -50,6 +48,8 @@ _CACHE: dict[tuple[str, str, str], float] = {}
 def request_distribution(sizes: Any) -> tuple[list[Any], np.ndarray] | None:
     """Every request ``sizes`` can make and its probability, for the library's size distributions
     (``None`` for others)."""
+    from .distributions import CountsOn, CubeDims, MeshSides, Squares, TruncatedExponentialCount, UniformCount
+
     if isinstance(sizes, MeshSides):
         reqs = [(w, h) for w in range(1, sizes.max_w + 1) for h in range(1, sizes.max_h + 1)]
         return reqs, np.full(len(reqs), 1.0 / len(reqs))
