@@ -38,6 +38,7 @@ from .jobs import Job
 from .policies import get as get_policy
 from .policies.base import Policy
 from .result import SimulationResult
+from .speedup import Linear
 
 __all__ = ["Simulator", "COMPLETION", "TIMER", "ARRIVAL"]
 
@@ -245,11 +246,12 @@ class Simulator:
         """Run to the stop condition and return the :class:`SimulationResult`."""
         policy = self.policy
         on_arrival, on_finish, on_timer = policy.on_arrival, policy.on_finish, policy.on_timer
+        reference_size = policy.reference_size
         P = self.allocator.size
         stream = _checked_stream(self.allocator, self.workload, self.seed)
         heap: list = []
         push, pop = heapq.heappush, heapq.heappop
-        seq = itertools.count()
+        seq = itertools.count().__next__
         running: dict[int, _Run] = {}
         ordinals: dict[int, int] = {}
         refs: dict[int, int] = {}
@@ -284,12 +286,12 @@ class Simulator:
         topology = self.allocator.topology
         backlog: list[int] = []  # jobs in the system as each kept job arrives (saturation evidence)
 
-        def next_arrival() -> None:
+        def next_arrival() -> None:  # (inlined in the loop below)
             job = next(stream, None)
             if job is not None:
                 if job.arrival < now:
                     raise ValueError(f"job {job.id} arrives at {job.arrival}, before the previous one ({now})")
-                push(heap, (job.arrival, ARRIVAL, next(seq), job))
+                push(heap, (job.arrival, ARRIVAL, seq(), job))
 
         def apply(actions: list) -> None:
             nonlocal busy, queue_len
@@ -311,7 +313,10 @@ class Simulator:
                     st.version = 0
                     st.work = 1.0
                     st.t0 = now + act.delay
-                    dur = job.time_on(act.processors, act.reference)
+                    if type(job) is Job and type(job.speedup) is Linear:  # Job.time_on, Linear.time inlined
+                        dur = job.runtime * act.reference / act.processors
+                    else:
+                        dur = job.time_on(act.processors, act.reference)
                     if model is not None:
                         st.factor = model.factor(job, act.allocation, topology)
                         dur *= st.factor
@@ -325,11 +330,11 @@ class Simulator:
                     running[job.id] = st
                     busy += act.processors
                     queue_len -= 1
-                    push(heap, (st.t0 + (dur if dur > 0 else 0.0), COMPLETION, next(seq), (job.id, 0)))
+                    push(heap, (st.t0 + (dur if dur > 0 else 0.0), COMPLETION, seq(), (job.id, 0)))
                 elif t is Timer:
                     if act.at < now:
                         raise ValueError(f"policy {policy.name} set a timer in the past ({act.at} < {now})")
-                    push(heap, (act.at, TIMER, next(seq), act.key))
+                    push(heap, (act.at, TIMER, seq(), act.key))
                 else:
                     st = running.get(act.job.id)
                     if st is None:
@@ -372,7 +377,7 @@ class Simulator:
                         raise TypeError(f"policy {policy.name} returned {act!r}, not an action")
                     if not st.suspended:
                         left = max(st.work, 0.0) / st.rate if st.rate != math.inf else 0.0
-                        push(heap, (st.t0 + left, COMPLETION, next(seq), (st.job.id, st.version)))
+                        push(heap, (st.t0 + left, COMPLETION, seq(), (st.job.id, st.version)))
 
         decide = policy.decide
 
@@ -394,7 +399,8 @@ class Simulator:
                     dt = t - last
                     busy_int += busy * dt
                     if demand > 0:
-                        se_int += min(1.0, busy / min(P, demand)) * dt
+                        share = busy / (demand if demand < P else P)  # min(1, busy / min(P, demand))
+                        se_int += (share if share < 1.0 else 1.0) * dt
                         se_time += dt
                 last = t
             now = t
@@ -429,13 +435,17 @@ class Simulator:
                     if n_arrived >= warmup:
                         backlog.append(in_system)
                     ordinals[job.id] = n_arrived
-                    ref = policy.reference_size(job)
+                    ref = reference_size(job)
                     refs[job.id] = ref
                     demand += ref
                     in_system += 1
                     queue_len += 1
                     n_arrived += 1
-                    next_arrival()
+                    nxt = next(stream, None)  # next_arrival(), inlined
+                    if nxt is not None:
+                        if nxt.arrival < now:
+                            raise ValueError(f"job {nxt.id} arrives at {nxt.arrival}, before the previous one ({now})")
+                        push(heap, (nxt.arrival, ARRIVAL, seq(), nxt))
                     acts = on_arrival(job, now)
                     if acts:
                         apply(acts)
@@ -482,9 +492,7 @@ class Simulator:
         dtype = [("id", np.int64), ("ordinal", np.int64), ("arrival", float), ("start", float), ("end", float),
                  ("requested", np.int64), ("granted", np.int64), ("folds", np.int64), ("changes", np.int64),
                  ("moved", np.int64), ("runtime", float)]
-        table = np.array(cols, dtype=dtype)
-        if len(table):
-            table.sort(order="ordinal")
+        table = _table(cols, dtype)
         placements = None
         if placed is not None:
             placements = _placements(table["id"].tolist(), placed)
@@ -511,6 +519,21 @@ class Simulator:
             placements=placements,
             backlog=np.array(backlog, dtype=np.int64),
         )
+
+
+def _table(rows: list[tuple], dtype: list[tuple[str, Any]]) -> np.ndarray:
+    """The structured array of ``rows`` (tuples in ``dtype``'s field order) in the order of their
+    (distinct) ``ordinal`` field: the array ``np.array(rows, dtype)`` sorted by ordinal, built a
+    column at a time (several times faster than converting and sorting whole records)."""
+    table = np.empty(len(rows), dtype=dtype)
+    if not rows:
+        return table
+    columns = list(zip(*rows, strict=True))
+    ordinal = columns[[name for name, _ in dtype].index("ordinal")]
+    order = np.argsort(np.fromiter(ordinal, dtype=np.int64, count=len(rows)))
+    for (name, kind), column in zip(dtype, columns, strict=True):
+        table[name] = np.fromiter(column, dtype=kind, count=len(rows))[order]
+    return table
 
 
 def _nodes(allocation: Any) -> np.ndarray | None:
