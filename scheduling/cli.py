@@ -10,11 +10,13 @@ Every subcommand's ``--help`` shows an example.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import math
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -593,7 +595,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             pols.append(canonical_policy(p))
         except (KeyError, ValueError) as exc:
             raise _Error(f"--policies: {exc}") from None
-    jobs = _read_replay_trace(read_trace, trace, topo, too_large=args.oversize)
+    with _kept():  # the jobs live until the command ends (and in read_trace's cache)
+        jobs = _read_replay_trace(read_trace, trace, topo, too_large=args.oversize)
     points = trace_points(trace, topo, allocs, pols, loads=args.loads, jobs=args.jobs, warmup=args.warmup,
                           too_large=args.oversize)
     print(f"replay on {topo.label}: {jobs.report}")
@@ -637,6 +640,37 @@ def _trace_file(name: str) -> Path:
         return trace_path(name)
     except (TraceNotFoundError, SWFError) as exc:
         raise _Error(f"no such trace file: {name}, and no trace of that name: {exc}") from None
+
+
+_frozen = False  # whether _kept() froze the heap (undone when main() returns)
+
+
+@contextlib.contextmanager
+def _kept() -> Iterator[None]:
+    """For objects the block builds that live until the command ends (the modules a command
+    imports, a trace's jobs): no garbage collection while they are built, then every object alive
+    is moved to the collector's permanent generation (:func:`gc.freeze`), so no later collection
+    walks them again -- unless the process froze objects of its own. :func:`main` thaws them when
+    the command returns."""
+    global _frozen
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if _frozen or gc.get_freeze_count() == 0:
+            gc.freeze()
+            _frozen = True
+        if enabled:
+            gc.enable()
+
+
+def _thaw() -> None:
+    """Undo :func:`_kept`'s freeze."""
+    global _frozen
+    if _frozen:
+        gc.unfreeze()
+        _frozen = False
 
 
 def _read_replay_trace(read_trace: Any, trace: Path, topo: Any = None, too_large: str = "skip") -> Any:
@@ -766,24 +800,28 @@ _COMMANDS = {"compare": _cmd_compare, "run": _cmd_run, "sweep": _cmd_sweep, "rep
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``topoalloc`` console script; returns the exit status."""
-    from .experiments import ConfigError, TaskError, TraceSupportError
-    from .experiments.registry import UnknownAllocatorError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return _COMMANDS[args.command](args)
-    except (_Error, ConfigError, UnknownAllocatorError, TraceSupportError) as exc:
-        print(f"topoalloc {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except TaskError as exc:
-        print(f"topoalloc {args.command}: a simulation failed: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        store = getattr(args, "store", None)
-        print(f"\ninterrupted; finished simulations are stored{f' in {store}' if store else ''}: "
-              "run the same command again to resume", file=sys.stderr)
-        return 130
+        with _kept():  # the modules imported and the parser live until the command ends
+            from .experiments import ConfigError, TaskError, TraceSupportError
+            from .experiments.registry import UnknownAllocatorError
+
+            parser = build_parser()
+        args = parser.parse_args(argv)
+        try:
+            return _COMMANDS[args.command](args)
+        except (_Error, ConfigError, UnknownAllocatorError, TraceSupportError) as exc:
+            print(f"topoalloc {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+        except TaskError as exc:
+            print(f"topoalloc {args.command}: a simulation failed: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            store = getattr(args, "store", None)
+            print(f"\ninterrupted; finished simulations are stored{f' in {store}' if store else ''}: "
+                  "run the same command again to resume", file=sys.stderr)
+            return 130
+    finally:
+        _thaw()
 
 
 if __name__ == "__main__":
