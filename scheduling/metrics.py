@@ -69,7 +69,7 @@ def summarize(table: np.ndarray, *, utilization: float, effectiveness: float, ta
         slow = np.where(run > 0, turn / np.where(run > 0, run, 1.0), np.nan)
     bounded = np.maximum(1.0, turn / np.maximum(run, tau))
     fold = table["requested"] / np.maximum(table["granted"], 1)
-    p50, p90, p99 = np.percentile(turn, [50, 90, 99])
+    p50, p90, p99 = _percentiles(turn, (50, 90, 99))
     valid_slow = slow[~np.isnan(slow)]
     return {
         "jobs": int(n),
@@ -84,9 +84,36 @@ def summarize(table: np.ndarray, *, utilization: float, effectiveness: float, ta
         "p50_turnaround": float(p50),
         "p90_turnaround": float(p90),
         "p99_turnaround": float(p99),
-        "p90_slowdown": float(np.percentile(valid_slow, 90)) if len(valid_slow) else float("nan"),
+        "p90_slowdown": _percentiles(valid_slow, (90,))[0] if len(valid_slow) else float("nan"),
         **_locality_means(table),
     }
+
+
+def _percentiles(values: np.ndarray, q: Sequence[float]) -> list[float]:
+    """``np.percentile(values, q)`` (its default linear method) of a 1-D float array, as floats.
+
+    Computed as numpy computes it -- the same partition around the same indices, the same
+    interpolation -- so the values are the same to the bit, without the ``np.unique`` inside
+    ``np.percentile`` (whose first call imports ``numpy.ma``, more than a whole replay's summary
+    costs). Arrays that are empty, not ``float64`` or hold a NaN go to ``np.percentile``.
+    """
+    arr = np.asarray(values)
+    n = arr.size
+    if n == 0 or arr.dtype != np.float64 or arr.ndim != 1:
+        return [float(v) for v in np.percentile(arr, list(q))]
+    arr = arr.flatten()  # a copy to partition
+    virtual = [(n - 1) * (p / 100) for p in q]  # (n - 1) * np.true_divide(q, 100)
+    lower = [-1 if v >= n - 1 else math.floor(v) for v in virtual]
+    upper = [-1 if v >= n - 1 else math.floor(v) + 1 for v in virtual]
+    arr.partition(np.array(sorted({0, -1, *lower, *upper}), dtype=np.intp))
+    if math.isnan(arr[-1]):
+        return [float(v) for v in np.percentile(values, list(q))]
+    out = []
+    for v, i, j in zip(virtual, lower, upper, strict=True):
+        a, b, t = float(arr[i]), float(arr[j]), v - i
+        diff = b - a  # numpy's _lerp
+        out.append(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+    return out
 
 
 def _locality_means(table: np.ndarray) -> dict[str, float]:

@@ -49,3 +49,17 @@ def test_networkx_graphs_still_available():
 
     assert isinstance(Mesh(3, 2).to_networkx(), nx.Graph)
     assert Hypercube(3).to_networkx().number_of_edges() == 12 and Flat(4).to_networkx().number_of_edges() == 6
+
+
+def test_replaying_a_trace_imports_only_what_a_replay_needs(tmp_path):
+    trace = tmp_path / "tiny.swf"
+    lines = [f"{i} {10 * i} -1 {5 + i} {1 + i % 8} -1 -1 {1 + i % 8} {9 + i} -1 1 1 -1 -1 -1 -1 -1 -1\n"
+             for i in range(1, 60)]
+    trace.write_text("; MaxProcs: 8\n" + "".join(lines))
+    loaded = _modules_after("import gc\nfrom scheduling.cli import main\n"
+                            f"assert main(['replay', {str(trace)!r}, '--policies', 'FCFS,EASY', '--workers', '1', "
+                            "'--no-progress']) == 0\nassert gc.get_freeze_count() == 0 and gc.isenabled()")
+    unneeded = ["numpy.ma", "importlib.metadata", "concurrent.futures", "multiprocessing",
+                "scheduling.workloads.distributions", "scheduling.workloads.synthetic", "scheduling.workloads.downey",
+                "scheduling.experiments.saturation", "scheduling.experiments.snapshots"]
+    assert [m for m in unneeded if m in loaded] == []

@@ -618,3 +618,17 @@ def test_the_default_compare_says_how_its_numbers_are_obtained():
     assert "5000 jobs per run (first 500 discarded)" in line and "within ±5% of its mean (3 to 10" in line
     fixed, _ = compare_study(replications=4, jobs=800)
     assert {e.replication_rule for e in fixed.experiments} == {4} and {e.warmup for e in fixed.experiments} == {80}
+
+
+def test_unique_inverse_is_numpys():
+    import numpy as np
+
+    from scheduling.experiments.runner import _unique_inverse
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 2, 7, 1000):
+        for high in (1, 3, 300):
+            values = rng.integers(1, high + 1, n)
+            sizes, inverse = np.unique(values, return_inverse=True)
+            got_sizes, got_inverse = _unique_inverse(values)
+            assert np.array_equal(got_sizes, sizes) and np.array_equal(got_inverse, inverse)

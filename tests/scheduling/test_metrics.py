@@ -112,3 +112,18 @@ def test_saturation_needs_enough_jobs_and_reads_a_growing_backlog():
     fast = steady + np.arange(2000) // 20
     s = saturation(fast, 130)
     assert s["saturated"] and s["backlog_growth"] == pytest.approx(0.05, abs=0.005) and s["backlog_rise_sd"] > 4
+
+
+def test_percentiles_are_numpys_to_the_bit():
+    from scheduling.metrics import _percentiles
+
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        n = int(rng.integers(1, 40)) if trial % 4 else int(rng.integers(1, 5000))
+        x = [rng.exponential(1000.0, n), rng.integers(0, 4, n).astype(float), np.round(rng.normal(0, 1e5, n), 2),
+             rng.choice([0.0, -0.0, 1.0, 3.5, 1e300, 5e-324], n)][trial % 4]
+        for q in [(50, 90, 99), (90,), (0, 100), (1, 33.3, 66.7, 99.9)]:
+            assert np.array(_percentiles(x, q)).tobytes() == np.percentile(x, list(q)).tobytes()
+        assert np.float64(_percentiles(x, (90,))[0]).tobytes() == np.percentile(x, 90).tobytes()
+    assert math.isnan(_percentiles(np.array([1.0, np.nan, 3.0]), (50,))[0])
+    assert _percentiles(np.array([3, 1, 2]), (50,)) == [2.0]  # not float64: numpy's own
