@@ -24,7 +24,7 @@ def blocked(draw, dtype):
     return values, s
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(blocked(bool))
 def test_boolean_blocks(case):
     mask, s = case
@@ -32,7 +32,7 @@ def test_boolean_blocks(case):
     assert block_any(mask, s).tolist() == mask.reshape(-1, s).any(axis=1).tolist()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(blocked(float))
 def test_maximum_blocks(case):
     values, s = case
