@@ -64,15 +64,19 @@ class FCFS(Policy):
         queue = self.queue
         rule = self.folding
         average = isinstance(rule, AverageLimit)
+        allocate = self.allocator.allocate if type(rule) is NoFold else None
         while queue:
             head = queue[0]
-            context = self._demand / (len(queue) + len(self.running)) if average else None
-            got = rule.place(self.allocator, head.request, context)
-            if got is None:
+            if allocate is not None:  # NoFold.place, without the call
+                alloc, folds = allocate(head.request), 0
+            else:
+                context = self._demand / (len(queue) + len(self.running)) if average else None
+                got = rule.place(self.allocator, head.request, context)
+                alloc, folds = (None, 0) if got is None else got
+            if alloc is None:
                 self._blocked = True
                 break
             queue.popleft()
-            alloc, folds = got
             self.running[head.id] = alloc
             actions.append(self.start(head, alloc, folds))
         return actions

@@ -55,10 +55,10 @@ import gc
 import gzip
 import io
 import itertools
-import logging
 import math
 import os
 import re
+import sys
 import warnings
 import zlib
 from collections import Counter
@@ -93,7 +93,30 @@ __all__ = [
     "DEFAULT_TRACES_DIR",
 ]
 
-logger = logging.getLogger(__name__)
+
+def _log_report(report: SWFReport) -> None:
+    """Log the skipped lines (DEBUG) and the report's summary (INFO) when something was skipped or
+    clamped, to the ``scheduling.workloads.swf`` logger -- unless no module has imported
+    :mod:`logging`: then nothing was configured that would show a DEBUG or INFO record (the root
+    logger's level and its last-resort handler's are WARNING), and a reader need not import
+    logging to find that out."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return
+    logger = logging.getLogger(__name__)
+    if logger.isEnabledFor(logging.DEBUG):
+        for s in report.skipped:
+            logger.debug("%s: skipped %s", report.source, s)
+    if report.skipped or report.clamped:
+        logger.info("%s", report)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "logger":  # the module's logger (imports logging)
+        import logging
+
+        return logging.getLogger(__name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The environment variable naming the directory of SWF traces.
 TRACES_ENV = "TOPOALLOC_TRACES"
@@ -1037,13 +1060,9 @@ def _load_swf(source: str | os.PathLike | IO, machine_size: int | None, topology
     estimates = cols[_WANTED] if bool((wanted > 0).all()) else estimate.tolist()
     jobs = _make_jobs(cols[_JOB_ID], arrivals, request_list, cols[_RUN], estimates, size_list, attrs, arrival, run)
     report.jobs = len(jobs)
-    if logger.isEnabledFor(logging.DEBUG):
-        for s in report.skipped:
-            logger.debug("%s: skipped %s", report.source, s)
-    if report.skipped or report.clamped:
-        logger.info("%s", report)
-        if warn:
-            warnings.warn(str(report), SWFWarning, stacklevel=2)
+    _log_report(report)
+    if warn and (report.skipped or report.clamped):
+        warnings.warn(str(report), SWFWarning, stacklevel=2)
     return SWFTrace(jobs, records, header, report, P)
 
 
