@@ -24,21 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..metrics import Estimate, confidence_interval
+from ._papers import PAPER_MODULES
 
 __all__ = ["Size", "Outcome", "Claim", "register", "run_claim", "claims", "papers", "PAPER_MODULES", "estimate",
            "UnknownClaimError"]
-
-#: Paper id -> (module with its claims, short citation).
-PAPER_MODULES: dict[str, tuple[str, str]] = {
-    "000": ("scheduling.reproduce.seed000", "Ismail, PhD thesis, Iowa State 1995"),
-    "001": ("scheduling.reproduce.seed001", "Downey, UCB/CSD-96-922"),
-    "002": ("scheduling.reproduce.seed002", "Chang & Mohapatra, Iowa State"),
-    "003": ("scheduling.reproduce.seed003", "Nguyen, Vaswani & Zahorjan"),
-    "004": ("scheduling.reproduce.seed004", "Wang, Papaefthymiou & Squillante"),
-    "lo97": ("scheduling.reproduce.noncontig",
-             "Lo, Windisch, Liu & Nitzberg, IEEE TPDS 1997; Leung et al., IEEE Cluster 2002"),
-}
-
 
 class UnknownClaimError(KeyError):
     """No claim (or paper) of that name; the message lists the known ones."""

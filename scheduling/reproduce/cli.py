@@ -9,8 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .claims import PAPER_MODULES, Size, UnknownClaimError, claims
-from .report import document, format_results, markdown_table, run_claims, verdict
+from ._papers import PAPER_MODULES
 
 __all__ = ["add_parser", "command"]
 
@@ -36,6 +35,9 @@ def add_parser(sub: Any, make: Callable[..., argparse.ArgumentParser]) -> None:
 
 def command(args: argparse.Namespace) -> int:
     """Run ``topoalloc reproduce``; exit status 1 if a claim the library asserts no longer holds."""
+    from .claims import Size, UnknownClaimError, claims
+    from .report import document, format_results, markdown_table, run_claims, verdict
+
     if args.workers is not None and args.workers < 1:
         print(f"topoalloc reproduce: error: --workers must be >= 1, got {args.workers}", file=sys.stderr)
         return 2
