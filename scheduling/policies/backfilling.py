@@ -895,45 +895,56 @@ class Conservative(_Backfilling):
         for which the profile has too few free processors at every time before its reservation
         cannot move and is not searched; nor is a job for which nothing was freed, since its last
         search, over a time its start could move to (:meth:`_fresh`)."""
-        profile = self._profile
-        info = self._info
+        info, reservations, stamps = self._info, self.reservations, self._stamp
+        times, free = self._profile.times, self._profile.free  # (the lists: changed in place)
         self._rebuilt = False
         for job in self._waiting.values():
-            prev = self.reservations.get(job.id)
+            jid = job.id
+            prev = reservations.get(jid)
             if prev is None or prev.start <= now:
                 continue
-            fresh = self._fresh(job.id, now, prev.start)
-            until = prev.start if fresh is None else min(prev.start, max((b for _, b, _ in fresh), default=now))
-            if profile.peak(now, until) < info[job.id][0]:
+            fresh = self._fresh(jid, now, prev.start)
+            until = prev.start if fresh is None else min(prev.start, fresh[1])
+            # the most processors free at any time of [now, until) (FreeProfile.peak, inlined)
+            if not until > now or max(free[bisect.bisect_right(times, now) - 1 : bisect.bisect_left(times, until)]) \
+                    < info[jid][0]:
                 if fresh is not None:
-                    self._stamp[job.id] = self._base + len(self._freed)
+                    stamps[jid] = self._base + len(self._freed)
                 continue
             # an earlier start, looked for with the job's own reservation (from prev.start on) left
             # out; if there is none it stays where it is (an early end and earlier moves only freed
             # room, they never took its)
-            new = self._find(job, now, prev.start, mine=True, fresh=fresh, until=until)
+            new = self._find(job, now, prev.start, mine=True, fresh=None if fresh is None else fresh[0], until=until)
             if new is not None:
-                self._unreserve(job.id)
+                self._unreserve(jid)
                 self._moved(job, prev, new)
             else:
-                self._stamp[job.id] = self._base + len(self._freed)
+                stamps[jid] = self._base + len(self._freed)
 
-    def _fresh(self, jid: int, now: float, limit: float) -> list[tuple[float, float, int]] | None:
+    def _fresh(self, jid: int, now: float, limit: float) -> tuple[list[tuple[float, float, int]], float] | None:
         """What was freed since the job's last search (which found no start before ``limit``,
         given everything else) over a time a start in ``[now, limit)`` would use: ``(from, until,
         node bits)``, with ``from`` moved back by the job's estimate (a start at ``t`` uses
-        ``[t, t + estimate)``, so only a start in ``[from - estimate, until)`` can use it). Nothing
-        else that changed since can make an earlier start possible (reservations, launches and
-        the passing of time only take room: a start at a later ``now`` that is no breakpoint is
-        possible only if one at the breakpoint before was), so an empty list means the search
-        would find nothing. ``None``: no log to go by (search everything)."""
+        ``[t, t + estimate)``, so only a start in ``[from - estimate, until)`` can use it), and the
+        latest ``until`` (``now`` if none). Nothing else that changed since can make an earlier
+        start possible (reservations, launches and the passing of time only take room: a start at
+        a later ``now`` that is no breakpoint is possible only if one at the breakpoint before
+        was), so an empty list means the search would find nothing. ``None``: no log to go by
+        (search everything)."""
         if not self._skip or self.counting:  # counting: the profile search is cheaper than the log
             return None
         stamp = self._stamp.get(jid)
         if stamp is None:
             return None
         d = self._info[jid][1]
-        return [(a - d, b, bits) for a, b, bits in self._freed[stamp - self._base:] if b > now and a - d < limit]
+        out = []
+        last = now
+        for a, b, bits in self._freed[stamp - self._base:]:
+            if b > now and a - d < limit:
+                out.append((a - d, b, bits))
+                if b > last:
+                    last = b
+        return out, last
 
     def _trim_log(self) -> None:
         """Drop the part of the freed log every queued job's last search has seen."""
