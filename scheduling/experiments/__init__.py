@@ -13,8 +13,9 @@ Each name is imported from its module on first access (PEP 562): a command that 
 trace does not pay for saturation searches, snapshots or month windows.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
 
 if TYPE_CHECKING:
     from .config import (
@@ -161,19 +162,4 @@ _LAZY_ATTRS = {
     **dict.fromkeys(("ResultStore", "StoreVersionError", "package_version"), "store"),
     **dict.fromkeys(("TraceParameterError", "TraceWorkload", "month_window", "trace_workload"), "traces"),
 }
-_SUBMODULES = frozenset(_LAZY_ATTRS.values())
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY_ATTRS:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_ATTRS) | _SUBMODULES)
+__getattr__, __dir__ = attach(__name__, _LAZY_ATTRS)

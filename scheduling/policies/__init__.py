@@ -9,9 +9,7 @@ family's module on first use: ``import scheduling`` does not pay for every polic
 ('RSR-2', 'Limit-5')
 """
 
-import importlib
-from typing import Any
-
+from .._lazy import attach
 from .base import Policy
 from .fcfs import FCFS
 from .folding import RSR, AverageLimit, FoldingRule, GreedyLimit, Limit, NoFold
@@ -90,19 +88,4 @@ _LAZY_ATTRS = {
     **dict.fromkeys(("FirstFitQueue", "UnlimitedFolding", "EPFP", "AdaptiveFolding"), "ismail_static"),  # seed 000
     **dict.fromkeys(("Recorded", "RecordedScheduleError"), "recorded"),  # seed 004 §5: a trace's own schedule
 }
-_SUBMODULES = frozenset(_LAZY_ATTRS.values())
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY_ATTRS:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_ATTRS) | _SUBMODULES)
+__getattr__, __dir__ = attach(__name__, _LAZY_ATTRS)

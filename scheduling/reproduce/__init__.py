@@ -9,10 +9,9 @@ Each name is imported from its module on first access (PEP 562): every command l
 the ``reproduce`` subcommand's parser, which needs only :data:`PAPER_MODULES`.
 """
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
 
 if TYPE_CHECKING:
     from ._papers import PAPER_MODULES
@@ -41,27 +40,4 @@ _LAZY_ATTRS = {
 }
 
 
-class _Package(types.ModuleType):
-    """This package's module type. The submodule :mod:`.claims` has the name of the function it
-    defines; binding the submodule to the package once it is imported (what the import system
-    does) keeps the function there instead, as importing the function eagerly did."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "claims" and isinstance(value, types.ModuleType):
-            value = value.claims
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY_ATTRS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_ATTRS))
+__getattr__, __dir__ = attach(__name__, _LAZY_ATTRS, modules=(), shadowed="claims")

@@ -4,10 +4,9 @@ Each name is imported from its module on first access (PEP 562): replaying a tra
 import the synthetic distributions, and the reverse.
 """
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
 
 if TYPE_CHECKING:
     from .distributions import (
@@ -113,33 +112,5 @@ _LAZY_ATTRS = {
     ), "swf"),
     **dict.fromkeys(("STREAMS", "Synthetic", "arrival_rate", "offered_load", "streams"), "synthetic"),
 }
-_SUBMODULES = frozenset({*_LAZY_ATTRS.values(), "ismail"})
-
-
-class _Package(types.ModuleType):
-    """This package's module type. The submodule :mod:`.ismail_dynamic` has the name of the
-    function it defines; binding the submodule to the package once it is imported (what the import
-    system does) keeps the function there instead, as importing the function eagerly did."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "ismail_dynamic" and isinstance(value, types.ModuleType):
-            value = value.ismail_dynamic
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY_ATTRS:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY_ATTRS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_ATTRS) | _SUBMODULES)
+__getattr__, __dir__ = attach(__name__, _LAZY_ATTRS, modules={*_LAZY_ATTRS.values(), "ismail"},
+                               shadowed="ismail_dynamic")
