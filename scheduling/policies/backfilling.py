@@ -344,6 +344,26 @@ class _Backfilling(Policy):
         m.flags.writeable = False
         return m
 
+    def _count_start(self, need: int, now: float) -> tuple[float, int]:
+        """When, by the running jobs' expected ends (overrunning jobs: now), ``need`` processors
+        are free in number, and how many are free then (every job expected to end by then
+        counted); ``(inf, -1)`` if never. O(running)."""
+        free = self.allocator.free
+        if need <= free:
+            return now, free
+        ends = self._ends
+        last = len(ends)
+        for k in range(last):
+            free += ends[k][3]
+            if free >= need:
+                t = ends[k][0] if ends[k][0] > now else now
+                k += 1
+                while k < last and (ends[k][0] if ends[k][0] > now else now) == t:
+                    free += ends[k][3]  # jobs ending at the same instant free their processors too
+                    k += 1
+                return t, free
+        return math.inf, -1
+
     # -- the head's reservation ----------------------------------------------------------------------
     def reservation(self, job: Job, now: float) -> Reservation:
         """Where and when ``job`` would start if the running jobs ended at their expected ends and
@@ -357,21 +377,10 @@ class _Backfilling(Policy):
         info = self._info.get(job.id)
         need, est = info[:2] if info is not None else (self.allocator.request_size(job.request), _estimate(job))
         if self.counting:
-            free = self.allocator.free
-            if need <= free:
-                return Reservation(job, now, now + est, None, free - need)
-            ends = self._ends
-            last = len(ends)
-            for k in range(last):
-                free += ends[k][3]
-                if free >= need:
-                    t = ends[k][0] if ends[k][0] > now else now
-                    k += 1
-                    while k < last and (ends[k][0] if ends[k][0] > now else now) == t:
-                        free += ends[k][3]  # jobs ending at the same instant free their processors too
-                        k += 1
-                    return Reservation(job, t, t + est, None, free - need)
-            raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+            t, free = self._count_start(need, now)
+            if t == math.inf:
+                raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+            return Reservation(job, t, t + est, None, free - need)
         alloc, ready = self.allocator, self._ready
         if self._earliest:
             found = alloc.earliest_in(job.request, ready, now)
@@ -604,15 +613,7 @@ class EASY(_Backfilling):
     def _shadow_floor(self, now: float) -> float:
         """A lower bound of the head's shadow time without asking the allocator: when, by the
         running jobs' expected ends, enough processors are free in number (``inf`` if never)."""
-        need = self._info[self.queue[0].id][0]
-        free = self.allocator.free
-        if free >= need:
-            return now
-        for end, _, _, size in self._ends:
-            free += size
-            if free >= need:
-                return end if end > now else now
-        return math.inf
+        return self._count_start(self._info[self.queue[0].id][0], now)[0]
 
     def _backfill_nodes(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
@@ -895,8 +896,7 @@ class Conservative(_Backfilling):
         for which the profile has too few free processors at every time before its reservation
         cannot move and is not searched; nor is a job for which nothing was freed, since its last
         search, over a time its start could move to (:meth:`_fresh`)."""
-        info, reservations, stamps = self._info, self.reservations, self._stamp
-        times, free = self._profile.times, self._profile.free  # (the lists: changed in place)
+        info, reservations, stamps, profile = self._info, self.reservations, self._stamp, self._profile
         self._rebuilt = False
         for job in self._waiting.values():
             jid = job.id
@@ -905,9 +905,7 @@ class Conservative(_Backfilling):
                 continue
             fresh = self._fresh(jid, now, prev.start)
             until = prev.start if fresh is None else min(prev.start, fresh[1])
-            # the most processors free at any time of [now, until) (FreeProfile.peak, inlined)
-            if not until > now or max(free[bisect.bisect_right(times, now) - 1 : bisect.bisect_left(times, until)]) \
-                    < info[jid][0]:
+            if profile.peak(now, until) < info[jid][0]:
                 if fresh is not None:
                     stamps[jid] = self._base + len(self._freed)
                 continue
