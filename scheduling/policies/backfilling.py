@@ -424,7 +424,14 @@ class EASY(_Backfilling):
     before its expected end or once a running job has passed its estimate (its expected end,
     *now*, then moves with time); it is kept otherwise: a backfilled job ends by the shadow time or
     stays off the reserved nodes, so it moves neither, and a job ending at (or after) its expected
-    end frees nodes the replay already counted free from now on. On a flat machine the kept
+    end frees nodes the replay already counted free from now on. Nor does a job ending early that
+    was expected to end before the shadow time move it, where the reservation is the earliest
+    placement by the nodes' expected free times (counting, or
+    :meth:`~topoalloc.Allocator.earliest_in`): its nodes were counted free by the shadow time
+    already, a placement starting earlier with them would have been ready by its expected end,
+    before the shadow time, and one starting at the shadow time is ready then whether or not they
+    were freed early (a job expected to end exactly at the shadow time does move it: it can break a
+    tie). On a flat machine the kept
     reservation is exactly the one a fresh computation would give (the extra processors are
     reduced by every job backfilled past the shadow time); on a topology the kept node set is a
     valid reservation (free at the shadow time, recognised by the allocator) though a fresh replay
@@ -463,6 +470,9 @@ class EASY(_Backfilling):
     #: Compute the head's reservation only for a candidate not ending by the count bound (False:
     #: for the first candidate; the same decisions, checked by the tests).
     _floor_first = True
+    #: Keep the head's reservation over an early end of a job expected to end before its shadow
+    #: time (False: compute it again; the same decisions, checked by the tests).
+    _keep_early = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -487,8 +497,13 @@ class EASY(_Backfilling):
         self.queue.append(job)
 
     def on_finish(self, job: Job, now: float) -> None:
-        if now < self._retire(job).end:
-            self._early = True
+        end = self._retire(job).end
+        if now < end:
+            res = self._res
+            # an early end moves the head's reservation only if the job was expected to end at or
+            # after its shadow time (where the reservation is the earliest one, see the class docstring)
+            if res is None or end >= res.start or not (self._keep_early and (self._counting or self._earliest)):
+                self._early = True
         self._released = True
 
     def _overran_since(self, now: float) -> bool:

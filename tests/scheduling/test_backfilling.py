@@ -707,17 +707,19 @@ def _schedule_with(policy, make, jobs):
     return result.schedule(), {k: v.tolist() for k, v in result.placements.items()}
 
 
-#: (policy class, private switch): the shortcut is on by default; off, the policy does the full work
-SHORTCUTS = [(EASY, "_floor_first"), (Conservative, "_skip")]
+#: (policy class, private switch, flat case too): the shortcut is on by default; off, the policy
+#: does the full work
+SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (Conservative, "_skip", False)]
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c != "flat"])
-@pytest.mark.parametrize("cls, switch", SHORTCUTS, ids=[s for _, s in SHORTCUTS])
+@pytest.mark.parametrize("case, cls, switch", [(c, cls, s) for cls, s, flat in SHORTCUTS for c in CASES
+                                               if flat or c != "flat"])
 def test_shortcuts_change_no_decision(case, cls, switch):
     """EASY computes the head's reservation only for a candidate that does not end by a cheap
-    lower bound of the shadow time, and Conservative's compression skips the searches its log of
-    freed room proves useless: with either shortcut switched off the schedule and every placement
-    are the same (estimates above, at and below the run times, zero-length jobs)."""
+    lower bound of the shadow time and keeps it over early ends of jobs expected to end before
+    it, and Conservative's compression skips the searches its log of freed room proves useless:
+    with any shortcut switched off the schedule and every placement are the same (estimates
+    above, at and below the run times, zero-length jobs)."""
     make, topology, _, _ = CASES[case]
     for seed in (7, 8):
         jobs = _mixed_estimates(synthetic(200, 64, seed, load=0.95, over=3.0, topology=topology), seed)
