@@ -591,35 +591,24 @@ class EASY(_Backfilling):
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
-        info = self._info
         queue = self.queue
+        qn, qe = self._qn, self._qe
         free = alloc.free
         shadow = -math.inf
         extra = 0
         started: list[int] = []  # queue positions
-        positions = range(first, len(queue))
-        if len(positions) >= self._VECTORISE_FROM:  # the same tests, vectorised, for a superset
-            qn = np.frombuffer(self._qn, dtype=np.int64)[first:]
-            fit = np.flatnonzero(qn <= free)  # usually few of a long queue: the rest is tested on them
-            if not len(fit):
-                return started
-            shadow = max(self._head_reservation(now).start, now)
-            extra = self._extra
-            qe = np.frombuffer(self._qe, dtype=np.float64)[first:]
-            fit = fit[(now + qe[fit] <= shadow) | (qn[fit] <= extra)]
-            positions = (fit + first).tolist()
-        for i in positions:
-            job = queue[i]
-            n, est, _ = info[job.id]
+        for i in self._candidates(first, free):
+            n = qn[i]
             if n > free:
                 continue
             if shadow == -math.inf:
                 shadow = max(self._head_reservation(now).start, now)
                 extra = self._extra
-            if now + est > shadow:  # still running at the shadow time: must fit the extra processors
+            if now + qe[i] > shadow:  # still running at the shadow time: must fit the extra processors
                 if n > extra:
                     continue
                 extra -= n
+            job = queue[i]
             actions.append(self._launch(job, alloc.allocate(job.request), now))
             started.append(i)
             free -= n
