@@ -75,6 +75,12 @@ class TreeNode:
         """One past the last processor id."""
         return self.offset + ((self.index + 1) << self.level)
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """``(start, stop)``: the processor ids as one half-open range."""
+        start = self.offset + (self.index << self.level)
+        return start, start + (1 << self.level)
+
     def node_ids(self) -> np.ndarray:
         """The processor ids, ascending (a contiguous aligned range)."""
         return np.arange(self.start, self.stop, dtype=np.int64)

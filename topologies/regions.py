@@ -127,6 +127,13 @@ class Subcube:
         """Whether this is a buddy (aligned, low-order-mask) subcube."""
         return self.mask & (self.mask + 1) == 0
 
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """``(first, stop)``: the addresses as one half-open range of consecutive ids, for a buddy
+        subcube (low-order mask); ``None`` otherwise. O(1)."""
+        mask = self.mask
+        return (self.base, self.base + mask + 1) if mask & (mask + 1) == 0 else None
+
     def node_ids(self) -> np.ndarray:
         """Every address of the subcube, ascending."""
         mask = self.mask

@@ -317,8 +317,13 @@ class _Backfilling(Policy):
         end = now + est
         self.running[job.id] = _Held(job, alloc, n, now, end, seq)
         bisect.insort(self._ends, (end, seq, job.id, n))
-        if self._ready is not None:
-            self._ready[alloc.nodes] = end
+        ready = self._ready
+        if ready is not None:
+            span = alloc.span
+            if span is None:
+                ready[alloc.nodes] = end
+            else:
+                ready[span[0] : span[1]] = end
         return Start(job, alloc, n, n)  # backfilling never folds: granted = requested
 
     def _retire(self, job: Job) -> _Held:
@@ -326,8 +331,13 @@ class _Backfilling(Policy):
         i = bisect.bisect_left(self._ends, (held.end, held.seq, job.id, held.size))
         del self._ends[i]
         self.allocator.release(held.alloc)
-        if self._ready is not None:
-            self._ready[held.alloc.nodes] = -math.inf
+        ready = self._ready
+        if ready is not None:
+            span = held.alloc.span
+            if span is None:
+                ready[held.alloc.nodes] = -math.inf
+            else:
+                ready[span[0] : span[1]] = -math.inf
         return held
 
     def _ordered_running(self, now: float):
@@ -335,6 +345,13 @@ class _Backfilling(Policy):
         running = self.running
         for end, _, jid, _ in self._ends:
             yield (end if end > now else now), running[jid]
+
+    def _bits_of(self, alloc: Allocation) -> int:
+        """A grant's nodes as the bits of an integer (from its span when it has one)."""
+        span = alloc.span
+        if span is None:
+            return _to_bits(self._mask(alloc.nodes))
+        return ((1 << (span[1] - span[0])) - 1) << span[0]
 
     def _mask(self, nodes: np.ndarray) -> np.ndarray:
         """A reservation's node mask, frozen (read-only: allocators may remember what they derive
@@ -802,7 +819,7 @@ class Conservative(_Backfilling):
             self._early = True
             self._profile.change(now, held.end, held.size)
             if not self.counting:
-                self._freed.append((now, held.end, _to_bits(self._mask(held.alloc.nodes))))
+                self._freed.append((now, held.end, self._bits_of(held.alloc)))
 
     def on_timer(self, key: Any, now: float) -> None:
         self._timers.discard(key)
@@ -1044,7 +1061,7 @@ class Conservative(_Backfilling):
             self._stamp.pop(job.id, None)
             bits = self._bits.pop(job.id, 0)
             if bits:
-                left = bits & ~_to_bits(self._mask(got.nodes))
+                left = bits & ~self._bits_of(got)
                 if left:  # placed elsewhere: the reserved nodes it does not use are free again
                     self._freed.append((res.start, res.end, left))
             if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes

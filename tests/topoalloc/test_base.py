@@ -1,10 +1,11 @@
-"""The Allocator base: a frozen avoid mask is converted once and remembered (Allocator._frozen)."""
+"""The Allocator base: a frozen avoid mask is converted once and remembered (Allocator._frozen); a
+grant's span."""
 
 import numpy as np
 import pytest
 
 import topoalloc
-from topologies import Hypercube, Mesh
+from topologies import Flat, Hypercube, Mesh, Subcube
 
 CASES = [
     ("Buddy", Hypercube(6), lambda rng: int(rng.integers(0, 4))),
@@ -53,3 +54,42 @@ def test_a_writeable_or_borrowed_mask_is_never_remembered():
     view.flags.writeable = False  # read-only, but another array owns (and may change) its data
     b.allocate_avoiding(1, view)
     assert b._frozen_memo is None
+
+
+SPANS = [
+    ("Buddy", Hypercube(6), lambda rng: int(rng.integers(0, 4)), True),
+    ("DHCTree", Flat(64), lambda rng: int(rng.integers(1, 20)), True),
+    ("GrayCode", Hypercube(6), lambda rng: int(rng.integers(0, 4)), False),
+    ("FreeList", Hypercube(6), lambda rng: int(rng.integers(0, 4)), False),
+    ("FlatPool", Flat(64), lambda rng: int(rng.integers(1, 20)), False),
+    ("FirstFit", Mesh(8, 8), lambda rng: (int(rng.integers(1, 5)), int(rng.integers(1, 5))), False),
+]
+
+
+@pytest.mark.parametrize("name,topology,request_of,always", SPANS, ids=[c[0] for c in SPANS])
+def test_a_span_is_exactly_the_grants_nodes(name, topology, request_of, always):
+    """``Allocation.span``, where given, is the grant's node ids as one range (checked against
+    ``nodes`` over random allocations and releases); the buddy cube and the tree always give it."""
+    rng = np.random.default_rng(3)
+    alloc = getattr(topoalloc, name)(topology)
+    live, spans = [], 0
+    for _ in range(300):
+        if live and rng.random() < 0.4:
+            alloc.release(live.pop(int(rng.integers(len(live)))))
+            continue
+        got = alloc.allocate(request_of(rng))
+        if got is None:
+            continue
+        live.append(got)
+        span = got.span
+        if span is None:
+            assert not always
+            continue
+        spans += 1
+        assert got.nodes.tolist() == list(range(*span))
+    assert spans > 50 or not always
+
+
+def test_a_subcube_has_a_span_only_when_its_addresses_are_consecutive():
+    assert Subcube(base=0b1000, mask=0b0011).span == (8, 12)
+    assert Subcube(base=0b0001, mask=0b1010).span is None  # *0*1: 1, 3, 9, 11
