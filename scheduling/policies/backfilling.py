@@ -485,7 +485,7 @@ class EASY(_Backfilling):
     #: From this many queued candidates on, a pass filters them by count before its loop ...
     _VECTORISE_FROM = 24
     #: ... in ``numpy`` from this many on (a list comprehension below: measured faster there).
-    _NUMPY_FROM = 160
+    _NUMPY_FROM = 120
     #: Compute the head's reservation only for a candidate not ending by the count bound (False:
     #: for the first candidate; the same decisions, checked by the tests).
     _floor_first = True
@@ -529,6 +529,8 @@ class EASY(_Backfilling):
         """Whether a running job's expected end fell strictly between the last pass and now (it
         has passed its estimate since: its expected end became *now* and moves with time)."""
         ends = self._ends
+        if not ends or ends[0][0] >= now:  # no expected end before now at all
+            return False
         i = bisect.bisect_right(ends, (self._last, math.inf))
         return i < len(ends) and ends[i][0] < now
 
