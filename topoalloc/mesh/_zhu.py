@@ -57,6 +57,7 @@ class ZhuAllocator(MeshAllocator):
         self._cov = np.zeros((H, W), dtype=bool)
         self._bits = self._block(0, 0, W, H)  # the free mask as an integer, see _free_bits
         self._boxes: dict[Submesh, tuple[int, int, int, int]] = {}
+        self._erosions: dict[tuple[int, int], tuple[int, ...]] = {}  # shape -> shifts (only grows: shared by clones)
 
     def _new_busy(self) -> np.ndarray:
         self._pad = np.ones((self.height + 2, self.width + 2), dtype=bool)
@@ -113,21 +114,27 @@ class ZhuAllocator(MeshAllocator):
             rows += step
         return block << (y * stride)
 
+    def _shifts(self, w: int, h: int) -> tuple[int, ...]:
+        """The right shifts that erode the free mask to "a free ``w x h`` submesh is based here":
+        along x by 1, 2, 4, ... (bit i: nodes i .. i + span - 1 of the row are free), then along y
+        by rows (... and so are the rows above, up to span rows). Cached per shape."""
+        shifts = []
+        for length, unit in ((w, 1), (h, self._stride)):
+            span = 1
+            while span < length:
+                step = min(span, length - span)
+                shifts.append(step * unit)
+                span += step
+        got = self._erosions[(w, h)] = tuple(shifts)
+        return got
+
     def _first_in(self, bits: int, w: int, h: int) -> tuple[int, int] | None:
-        span = 1
-        while span < w:  # bit i: nodes i .. i + span - 1 of the row are free
-            step = min(span, w - span)
-            bits &= bits >> step
-            span += step
-        stride = self._stride
-        span = 1
-        while span < h:  # ... and so are the rows above, up to span rows
-            step = min(span, h - span)
-            bits &= bits >> (step * stride)
-            span += step
+        shifts = self._erosions.get((w, h))
+        for d in self._shifts(w, h) if shifts is None else shifts:
+            bits &= bits >> d
         if not bits:
             return None
-        y, c = divmod((bits & -bits).bit_length() - 1, stride)
+        y, c = divmod((bits & -bits).bit_length() - 1, self._stride)
         return c - 1, y
 
     def first_free_base(self, w: int, h: int) -> tuple[int, int] | None:
