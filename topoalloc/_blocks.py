@@ -17,9 +17,11 @@ the reshaped reductions exactly (``tests/topoalloc/test_blocks.py``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["block_all", "block_any", "block_max"]
+__all__ = ["block_all", "block_any", "block_max", "block_starts"]
 
 #: Blocks up to this long are combined from strided slices; longer ones reduced by ``numpy``.
 SHORT = 4
@@ -71,3 +73,11 @@ def block_max(values: np.ndarray, s: int) -> np.ndarray:
     if s <= SHORT:
         return _strided(values, s, np.maximum)
     return values.reshape(-1, s).max(axis=1)
+
+
+@functools.cache
+def block_starts(n: int, k: int) -> int:
+    """The first positions of the consecutive ``2^k`` blocks of ``2^n`` (``0, 2^k, 2 * 2^k, ...``)
+    as the bits of an integer: the aligned blocks, for searches on node sets kept as integers.
+    Cached."""
+    return sum(1 << m for m in range(0, 1 << n, 1 << k))

@@ -347,6 +347,20 @@ class Allocator(ABC):
         got = twin.allocate(request)
         return None if got is None else np.array(got.nodes)
 
+    def place_in_bits(self, request: Any, free: int) -> np.ndarray | None:
+        """:meth:`place_in` with the free nodes given as the bits of an integer (bit ``i``: node
+        ``i``), for callers that keep node sets as integers (a reservation profile). This default
+        converts them to a mask; the buddy cube, the tree forest and frame sliding search the
+        integer directly. Same answer as :meth:`place_in`.
+
+        >>> from topologies import Hypercube
+        >>> from topoalloc import Buddy
+        >>> Buddy(Hypercube(3)).place_in_bits(2, 0b11111011).tolist()
+        [4, 5, 6, 7]
+        """
+        raw = np.frombuffer(free.to_bytes((self._size + 7) // 8, "little"), dtype=np.uint8)
+        return self.place_in(request, np.unpackbits(raw, count=self._size, bitorder="little").view(bool))
+
     def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
         """What-if over time: ``ready`` gives, per node id, the time from which it is free (``-inf``:
         free now). Returns ``(t, nodes)`` for the earliest ``t >= now`` at which

@@ -9,7 +9,7 @@ import numpy as np
 from topologies import Flat, RequestSizeError
 from topologies._validate import check_int
 
-from ._blocks import block_all, block_max
+from ._blocks import block_all, block_max, block_starts
 from .base import Allocation, Allocator
 
 __all__ = ["TreeNode", "TreeWeights", "DHCTree", "forest_sizes"]
@@ -303,6 +303,24 @@ class DHCTree(Allocator):
                 j = int(ok.argmax())
                 if ok[j]:
                     return np.arange(off + j * s, off + (j + 1) * s, dtype=np.int64)
+        return None
+
+    def place_in_bits(self, request: int, free: int) -> np.ndarray | None:
+        """:meth:`place_in` on the bits of an integer (:meth:`Allocator.place_in_bits`): doubling
+        steps ``b &= b >> 2^i`` leave bit ``p`` set when the ``s`` processors from ``p`` are free,
+        then each tree, in forest order, keeps the bits of its own partitions of that size and
+        the lowest is the leftmost. O(log s + trees) integer operations of O(P / 64) words."""
+        s = 1 << (self.validate(request) - 1).bit_length()
+        span = 1
+        while span < s:
+            free &= free >> span
+            span <<= 1
+        for h, off in zip(self.heights, self.offsets, strict=True):
+            if 1 << h >= s:
+                hit = free & (block_starts(h, s.bit_length() - 1) << off)
+                if hit:
+                    m = (hit & -hit).bit_length() - 1
+                    return np.arange(m, m + s, dtype=np.int64)
         return None
 
     def earliest_in(self, request: int, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:

@@ -267,6 +267,15 @@ def _to_bits(mask: np.ndarray) -> int:
     return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
 
 
+def _ids_to_bits(ids: np.ndarray, mask: np.ndarray) -> int:
+    """Ascending node ids (and their mask) as the bits of an integer: a shifted run of ones when
+    the ids are consecutive."""
+    n = len(ids)
+    if n and int(ids[n - 1]) - int(ids[0]) == n - 1:
+        return ((1 << n) - 1) << int(ids[0])
+    return _to_bits(mask)
+
+
 def _from_bits(bits: int, size: int) -> np.ndarray:
     """The boolean node mask of the bits of ``bits``."""
     raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
@@ -778,6 +787,7 @@ class Conservative(_Backfilling):
         self._retried: float | None = None
         self._profile: FreeProfile | None = None
         self._bits: dict[int, int] = {}  # reserved nodes of each reservation, as bits (node sets)
+        self._found: tuple[Reservation, int] | None = None  # the last reservation found, and its bits
         # start time t -> [(request, d)]: no placement on a set of nodes holding every node free by t
         # and reserved at no time of [t, t + d); valid until something frees nodes
         self._nofit: dict[float, list[tuple[Any, float]]] = {}
@@ -861,7 +871,11 @@ class Conservative(_Backfilling):
     def _reserve(self, res: Reservation, push: bool = True) -> None:
         jid = res.job.id
         self.reservations[jid] = res
-        bits = 0 if res.nodes is None else _to_bits(res.nodes)
+        found = self._found
+        if found is not None and found[0] is res:  # its bits, computed when it was found
+            bits = found[1]
+        else:
+            bits = 0 if res.nodes is None else _to_bits(res.nodes)
         if bits:
             self._bits[jid] = bits
             self._stamp[jid] = self._base + len(self._freed)  # found given everything freed so far
@@ -1025,9 +1039,11 @@ class Conservative(_Backfilling):
             free &= ~profile.held_over(t, t + est, limit, own)
             if fresh is not None and not free & gained:
                 continue  # a new placement would hold a node freed since: none is free here
-            nodes = alloc.place_in(request, _from_bits(free, alloc.size))
+            nodes = alloc.place_in_bits(request, free)
             if nodes is not None:
-                return Reservation(job, t, t + est, self._mask(nodes))
+                res = Reservation(job, t, t + est, self._mask(nodes))
+                self._found = res, _ids_to_bits(nodes, res.nodes)
+                return res
             nofit.setdefault(t, []).append((request, est))
         if min(limit, until) == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")

@@ -93,3 +93,33 @@ def test_a_span_is_exactly_the_grants_nodes(name, topology, request_of, always):
 def test_a_subcube_has_a_span_only_when_its_addresses_are_consecutive():
     assert Subcube(base=0b1000, mask=0b0011).span == (8, 12)
     assert Subcube(base=0b0001, mask=0b1010).span is None  # *0*1: 1, 3, 9, 11
+
+
+BITS = [
+    ("Buddy", Hypercube(6), lambda rng: int(rng.integers(0, 7))),
+    ("DHCTree", Flat(48), lambda rng: int(rng.integers(1, 33))),
+    ("FrameSliding", Mesh(8, 6), lambda rng: (int(rng.integers(1, 9)), int(rng.integers(1, 7)))),
+    ("FirstFit", Mesh(8, 6), lambda rng: (int(rng.integers(1, 9)), int(rng.integers(1, 7)))),
+    ("GrayCode", Hypercube(5), lambda rng: int(rng.integers(0, 6))),
+]
+
+
+@pytest.mark.parametrize("name,topology,request_of", BITS, ids=[c[0] for c in BITS])
+def test_place_in_bits_answers_as_place_in(name, topology, request_of):
+    """``place_in_bits`` on the integer of a free mask gives what ``place_in`` gives on the mask
+    (the buddy cube, the tree forest and frames search the integer; the others convert), over
+    random masks from sparse to full and every request size."""
+    rng = np.random.default_rng(11)
+    alloc = getattr(topoalloc, name)(topology)
+    found = 0
+    for _ in range(600):
+        free = rng.random(topology.size) < rng.choice([0.3, 0.7, 0.9, 1.0])
+        bits = int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little")
+        request = request_of(rng)
+        want = alloc.place_in(request, free)
+        got = alloc.place_in_bits(request, bits)
+        assert (got is None) == (want is None), (request, free.astype(int).tolist())
+        if got is not None:
+            found += 1
+            assert got.tolist() == want.tolist(), request
+    assert found > 100

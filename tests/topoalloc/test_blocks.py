@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topoalloc._blocks import block_all, block_any, block_max
+from topoalloc._blocks import block_all, block_any, block_max, block_starts
 
 
 @st.composite
@@ -48,3 +48,10 @@ def test_slices_of_a_longer_mask():
         for s in (2, 4, 8):
             assert block_all(part, s).tolist() == part.reshape(-1, s).all(axis=1).tolist()
             assert block_any(part, s).tolist() == part.reshape(-1, s).any(axis=1).tolist()
+
+
+def test_block_starts_mark_the_first_node_of_each_aligned_block():
+    for n in range(0, 7):
+        for k in range(0, n + 1):
+            bits = block_starts(n, k)
+            assert [m for m in range(1 << n) if bits >> m & 1] == list(range(0, 1 << n, 1 << k))

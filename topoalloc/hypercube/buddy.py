@@ -8,7 +8,7 @@ import numpy as np
 
 from topologies import Hypercube, Subcube
 
-from .._blocks import block_all, block_any, block_max
+from .._blocks import block_all, block_any, block_max, block_starts
 from ..base import Allocation
 from ..errors import DoubleReleaseError
 from .base import CubeAllocator
@@ -164,6 +164,21 @@ class Buddy(CubeAllocator):
         if not blocks[m]:
             return None
         return np.arange(m << k, (m + 1) << k, dtype=np.int64)
+
+    def place_in_bits(self, request: int, free: int) -> np.ndarray | None:
+        """:meth:`place_in` on the bits of an integer (:meth:`Allocator.place_in_bits`): ``k``
+        doubling steps ``b &= b >> 2^i`` leave bit ``p`` set when nodes ``p .. p + 2^k - 1`` are
+        free; the least aligned one is the block. O(k) integer operations of O(2^n / 64) words."""
+        k = self.validate(request)
+        span = 1
+        while span < 1 << k:
+            free &= free >> span
+            span <<= 1
+        free &= block_starts(self.dim, k)
+        if not free:
+            return None
+        m = (free & -free).bit_length() - 1
+        return np.arange(m, m + (1 << k), dtype=np.int64)
 
     def earliest_in(self, request: int, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
         """:meth:`Allocator.earliest_in` in one pass: each aligned ``2^k`` block is ready at its

@@ -139,6 +139,17 @@ class FrameSliding(MeshAllocator):
         y, x = divmod(p, self.width)
         return self._ids[y : y + h, x : x + w].ravel()
 
+    def place_in_bits(self, request: tuple[int, int], free: int) -> np.ndarray | None:
+        """:meth:`place_in` on the bits of an integer (:meth:`Allocator.place_in_bits`), which is
+        the allocator's own layout (bit ``y * width + x``): no conversion. O(MN / 64) word
+        operations."""
+        w, h = self.validate(request)
+        p = self._first_free(free, w, h)
+        if p is None:
+            return None
+        y, x = divmod(p, self.width)
+        return self._ids[y : y + h, x : x + w].ravel()
+
     def earliest_in(
         self, request: tuple[int, int], ready: np.ndarray, now: float = -np.inf
     ) -> tuple[float, np.ndarray] | None:
