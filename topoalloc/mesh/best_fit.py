@@ -36,7 +36,9 @@ class BestFit(ZhuAllocator):
 
     Complexity: O(k + MN) time and O(MN) space per allocation for ``k`` live allocations (the
     coverage marking, then the scores of every base from row and column prefix sums of the busy
-    array, all vectorised); release O(wh).
+    array, all vectorised); release O(wh). A request with no free submesh at all is refused after
+    the bit-parallel first-fit search alone (O(MN (log w + log h) / 64) word operations), without
+    scoring.
 
     ``BestFit.oracle`` is a :class:`BestFitOracle`, which :func:`topoalloc.testing.oracle_for`
     picks up, so ``allocator_machine(BestFit, meshes())`` also checks every choice.
@@ -113,7 +115,10 @@ class BestFit(ZhuAllocator):
     def _place(self, request: tuple[int, int]):
         if request[0] * request[1] > self._free:
             return None
+        bits = self._free_bits()
         for w, h in self._orientations(request):
+            if self._first_in(bits, w, h) is None:
+                continue  # no free w x h submesh at all (bit-parallel): no need to score the bases
             base = self.best_base(w, h)
             if base is not None:
                 return self._grant(base[0], base[1], w, h)
