@@ -166,10 +166,13 @@ def _backfill_cases(count: int) -> list[tuple[str, Callable[[], Any], list]]:
 
 def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ...] = ("EASY", "Conservative")) -> None:
     """FCFS and the backfilling ``policies`` on the same allocator and jobs, timed side by side in
-    one process (median of ``repeats`` runs each, interleaved), with each one's time over FCFS's."""
+    one process: ``repeats`` rounds, each running FCFS then every policy once. The times are the
+    medians over the rounds; each ratio is the median over the rounds of the policy's time over
+    FCFS's in the same round (paired, so a slow spell of the machine moves both)."""
     import statistics
 
-    print(f"# backfilling: {count:,} jobs per run, median of {repeats} runs; trace cases: {BACKFILL_TRACE} "
+    print(f"# backfilling: {count:,} jobs per run, {repeats} rounds (median times, median of each round's "
+          f"ratio); trace cases: {BACKFILL_TRACE} "
           f"sizes x8 rounded up to powers of two on 1,024 processors, recorded run times and estimates; "
           f"seed 002 cases: load 0.6, exact estimates")
     short = {"EASY": "EASY", "Conservative": "Cons."}
@@ -186,9 +189,9 @@ def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ..
                 simulate(alloc, policy, jobs, jobs=None)
                 times[policy].append(time.perf_counter() - t0)
         med = {p: statistics.median(ts) for p, ts in times.items()}
-        f = med["FCFS"]
-        print(f"{name:32} {f:8.3f}" + "".join(f" {med[p]:8.3f}" for p in policies)
-              + "".join(f" {med[p] / f:10.1f}" for p in policies), flush=True)
+        ratio = {p: statistics.median(t / f for t, f in zip(times[p], times["FCFS"], strict=True)) for p in policies}
+        print(f"{name:32} {med['FCFS']:8.3f}" + "".join(f" {med[p]:8.3f}" for p in policies)
+              + "".join(f" {ratio[p]:10.1f}" for p in policies), flush=True)
 
 
 def run_case(case: Case, load: float, jobs: int, warmup: int) -> tuple[float, dict]:
@@ -206,7 +209,7 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="run only cases whose name contains this text")
     ap.add_argument("--backfill", action="store_true",
                     help="FCFS / EASY / Conservative times and ratios on every allocator (4,000 jobs)")
-    ap.add_argument("--repeats", type=int, default=3, help="runs per policy in --backfill (median)")
+    ap.add_argument("--repeats", type=int, default=5, help="rounds in --backfill (medians)")
     ap.add_argument("--jobs", type=int, default=None, help="jobs per run in --backfill (default 4,000; --quick 1,000)")
     ap.add_argument("--policies", default="EASY,Conservative", help="backfilling policies timed in --backfill")
     args = ap.parse_args()
