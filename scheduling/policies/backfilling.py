@@ -507,6 +507,7 @@ class EASY(_Backfilling):
         self.queue: list[Job] = []
         self._qn = array.array("q")  # the queued jobs' processor counts, in queue order
         self._qe = array.array("d")  # ... and their estimates
+        self._qk: list = []  # ... and their request keys
         self._released = False  # a job ended since the last pass
         self._early = False  # ... before its expected end
         self._last = -math.inf  # the instant of the last pass
@@ -519,9 +520,10 @@ class EASY(_Backfilling):
 
     def on_arrival(self, job: Job, now: float) -> None:
         self._admit(job)
-        n, est, _ = self._info[job.id]
+        n, est, key = self._info[job.id]
         self._qn.append(n)
         self._qe.append(est)
+        self._qk.append(key)
         self.queue.append(job)
 
     def on_finish(self, job: Job, now: float) -> None:
@@ -586,7 +588,7 @@ class EASY(_Backfilling):
                 actions.append(self._launch(job, got, now))
                 heads += 1
             if heads:
-                del queue[:heads], self._qn[:heads], self._qe[:heads]
+                del queue[:heads], self._qn[:heads], self._qe[:heads], self._qk[:heads]
                 self._res = None  # a new head
                 self._failed_off.clear()
             first = 1
@@ -595,9 +597,9 @@ class EASY(_Backfilling):
         started = self._backfill_counting(now, first, actions) if self.counting else \
             self._backfill_nodes(now, first, actions)
         if started:
-            qn, qe = self._qn, self._qe
+            qn, qe, qk = self._qn, self._qe, self._qk
             for i in reversed(started):
-                del queue[i], qn[i], qe[i]
+                del queue[i], qn[i], qe[i], qk[i]
         return actions
 
     def _candidates(self, first: int, free: int):
@@ -653,7 +655,6 @@ class EASY(_Backfilling):
 
     def _backfill_nodes(self, now: float, first: int, actions: list[Action]) -> list[int]:
         alloc = self.allocator
-        info = self._info
         queue = self.queue
         failed, failed_off = self._failed, self._failed_off
         free = alloc.free
@@ -665,12 +666,16 @@ class EASY(_Backfilling):
         reserved = None
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
+        qn, qe, qk = self._qn, self._qe, self._qk
         for i in self._candidates(first, free):
-            job = queue[i]
-            n, est, key = info[job.id]
-            if n > free or key in failed:
+            n = qn[i]
+            if n > free:
                 continue
-            end = now + est
+            key = qk[i]
+            if key in failed:
+                continue
+            job = queue[i]
+            end = now + qe[i]
             if end > bound and reserved is None:
                 res = self._res
                 if bound == -math.inf and self._floor_first and (res is None or res.job is not queue[0]):
