@@ -205,8 +205,22 @@ class FreeProfile:
                until: float = math.inf):
         """Every start in ``[now, min(limit, until))``, at ``now`` or at a breakpoint, from which
         ``n`` processors are free over ``[start, start + d)`` (at the start itself when ``d == 0``),
-        ascending (a generator). ``lift``: count that many more processors free from ``limit``
-        on (the job's own reservation, starting at ``limit``, when looking for an earlier one)."""
+        ascending (a generator: :meth:`first` from ``now``, then from the breakpoint after each
+        start found). ``lift``: count that many more processors free from ``limit`` on (the job's
+        own reservation, starting at ``limit``, when looking for an earlier one)."""
+        times = self.times
+        t = self.first(n, d, now, limit, lift, until)
+        while t is not None:
+            yield t
+            i = bisect.bisect_right(times, t)
+            if i == len(times):
+                return
+            t = self.first(n, d, times[i], limit, lift, until)
+
+    def first(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0,
+              until: float = math.inf) -> float | None:
+        """The earliest of :meth:`starts`, or ``None``: a start whose window meets a step with too
+        few processors resumes after that step."""
         times, free = self.times, self.free
         m = len(times)
         i = bisect.bisect_right(times, now) - 1
@@ -219,17 +233,13 @@ class FreeProfile:
                 while j < m and times[j] < stop and free[j] + (lift if times[j] >= limit else 0) >= n:
                     j += 1
                 if j == m or times[j] >= stop:
-                    yield t
-                else:
-                    i = j  # every start up to times[j] meets that step
+                    return t
+                i = j  # every start up to times[j] meets that step
             i += 1
             if i == m:
-                return
+                return None
             t = times[i]
-
-    def first(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0) -> float | None:
-        """The earliest of :meth:`starts`, or ``None``."""
-        return next(self.starts(n, d, now, limit, lift), None)
+        return None
 
     def peak(self, now: float, until: float) -> int:
         """The most processors free at any time of ``[now, until)`` (-1 if empty)."""
@@ -402,7 +412,7 @@ class _Backfilling(Policy):
         jobs in order of expected end)."""
         info = self._info.get(job.id)
         need, est = info[:2] if info is not None else (self.allocator.request_size(job.request), _estimate(job))
-        if self.counting:
+        if self._counting:
             t, free = self._count_start(need, now)
             if t == math.inf:
                 raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
@@ -594,7 +604,7 @@ class EASY(_Backfilling):
             first = 1
         if len(queue) <= first or alloc.free == 0:
             return actions
-        started = self._backfill_counting(now, first, actions) if self.counting else \
+        started = self._backfill_counting(now, first, actions) if self._counting else \
             self._backfill_nodes(now, first, actions)
         if started:
             qn, qe, qk = self._qn, self._qe, self._qk
@@ -835,7 +845,7 @@ class Conservative(_Backfilling):
         if now < held.end:  # ended early: its processors are free from now on, room to compress
             self._early = True
             self._profile.change(now, held.end, held.size)
-            if not self.counting:
+            if not self._counting:
                 self._freed.append((now, held.end, self._bits_of(held.alloc)))
 
     def on_timer(self, key: Any, now: float) -> None:
@@ -975,7 +985,7 @@ class Conservative(_Backfilling):
         a later ``now`` that is no breakpoint is possible only if one at the breakpoint before
         was), so an empty list means the search would find nothing. ``None``: no log to go by
         (search everything)."""
-        if not self._skip or self.counting:  # counting: the profile search is cheaper than the log
+        if not self._skip or self._counting:  # counting: the profile search is cheaper than the log
             return None
         stamp = self._stamp.get(jid)
         if stamp is None:
@@ -1003,7 +1013,7 @@ class Conservative(_Backfilling):
         there is none before a finite one); ``mine``: the job holds a reservation starting at
         ``limit``, which is not counted; ``fresh`` (node sets): only starts using what was freed
         there (:meth:`_fresh`)."""
-        if self.counting:
+        if self._counting:
             n, est, _ = self._info[job.id]
             t = self._profile.first(n, est, now, limit, n if mine else 0)
             if t is None:
