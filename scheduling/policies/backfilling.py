@@ -457,8 +457,11 @@ class EASY(_Backfilling):
 
     **What is recomputed when.** The head's reservation depends only on the running jobs' grants
     and expected ends, so it is computed when a job becomes the head, and again after a job ends
-    before its expected end or once a running job has passed its estimate (its expected end,
-    *now*, then moves with time); it is kept otherwise: a backfilled job ends by the shadow time or
+    before its expected end, once a running job has passed its estimate (its expected end,
+    *now*, then moves with time), and once its shadow time has passed (it was made while a job
+    past its estimate, expected to end at that instant, was the one the head waited for, and that
+    job still holds its processors: jobs ending meanwhile free processors it did not count); it
+    is kept otherwise: a backfilled job ends by the shadow time or
     stays off the reserved nodes, so it moves neither, and a job ending at (or after) its expected
     end frees nodes the replay already counted free from now on. Nor does a job ending early that
     was expected to end before the shadow time move it, where the reservation is the earliest
@@ -566,8 +569,12 @@ class EASY(_Backfilling):
         queue = self.queue
         overran = self._overran_since(now)
         moved = self._released or overran
-        if self._early or overran:
+        res = self._res
+        # a reservation whose shadow time has passed (a job running past its estimate, expected to
+        # end at the instant the reservation was made, still holds processors) is made again
+        if self._early or overran or (res is not None and res.start < now):
             self._res = None
+            moved = True
         self._released = self._early = False
         self._last = now
         if moved:
