@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["block_all", "block_any", "block_max", "block_starts"]
+__all__ = ["block_all", "block_any", "block_max", "block_starts", "runs_from"]
 
 #: Blocks up to this long are combined from strided slices; longer ones reduced by ``numpy``.
 SHORT = 4
@@ -81,3 +81,13 @@ def block_starts(n: int, k: int) -> int:
     as the bits of an integer: the aligned blocks, for searches on node sets kept as integers.
     Cached."""
     return sum(1 << m for m in range(0, 1 << n, 1 << k))
+
+
+def runs_from(bits: int, s: int) -> int:
+    """``bits`` (an integer node set) with bit ``p`` kept only where bits ``p .. p + s - 1`` are all
+    set, ``s`` a power of two: ``log2 s`` doubling steps ``b &= b >> 2^i``."""
+    span = 1
+    while span < s:
+        bits &= bits >> span
+        span <<= 1
+    return bits

@@ -9,7 +9,7 @@ import numpy as np
 from topologies import Flat, RequestSizeError
 from topologies._validate import check_int
 
-from ._blocks import block_all, block_max, block_starts
+from ._blocks import block_all, block_max, block_starts, runs_from
 from .base import Allocation, Allocator
 
 __all__ = ["TreeNode", "TreeWeights", "DHCTree", "forest_sizes"]
@@ -311,10 +311,7 @@ class DHCTree(Allocator):
         then each tree, in forest order, keeps the bits of its own partitions of that size and
         the lowest is the leftmost. O(log s + trees) integer operations of O(P / 64) words."""
         s = 1 << (self.validate(request) - 1).bit_length()
-        span = 1
-        while span < s:
-            free &= free >> span
-            span <<= 1
+        free = runs_from(free, s)
         for h, off in zip(self.heights, self.offsets, strict=True):
             if 1 << h >= s:
                 hit = free & (block_starts(h, s.bit_length() - 1) << off)

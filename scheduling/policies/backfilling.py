@@ -282,8 +282,13 @@ def _ids_to_bits(ids: np.ndarray, mask: np.ndarray) -> int:
     the ids are consecutive."""
     n = len(ids)
     if n and int(ids[n - 1]) - int(ids[0]) == n - 1:
-        return ((1 << n) - 1) << int(ids[0])
+        return _run_bits(int(ids[0]), int(ids[0]) + n)
     return _to_bits(mask)
+
+
+def _run_bits(first: int, stop: int) -> int:
+    """The nodes ``first .. stop - 1`` as the bits of an integer."""
+    return ((1 << (stop - first)) - 1) << first
 
 
 def _from_bits(bits: int, size: int) -> np.ndarray:
@@ -336,13 +341,8 @@ class _Backfilling(Policy):
         end = now + est
         self.running[job.id] = _Held(job, alloc, n, now, end, seq)
         bisect.insort(self._ends, (end, seq, job.id, n))
-        ready = self._ready
-        if ready is not None:
-            span = alloc.span
-            if span is None:
-                ready[alloc.nodes] = end
-            else:
-                ready[span[0] : span[1]] = end
+        if self._ready is not None:
+            self._set_ready(alloc, end)
         return Start(job, alloc, n, n)  # backfilling never folds: granted = requested
 
     def _retire(self, job: Job) -> _Held:
@@ -350,14 +350,17 @@ class _Backfilling(Policy):
         i = bisect.bisect_left(self._ends, (held.end, held.seq, job.id, held.size))
         del self._ends[i]
         self.allocator.release(held.alloc)
-        ready = self._ready
-        if ready is not None:
-            span = held.alloc.span
-            if span is None:
-                ready[held.alloc.nodes] = -math.inf
-            else:
-                ready[span[0] : span[1]] = -math.inf
+        if self._ready is not None:
+            self._set_ready(held.alloc, -math.inf)
         return held
+
+    def _set_ready(self, alloc: Allocation, t: float) -> None:
+        """Mark a grant's nodes expected free from ``t`` (a slice where the grant has a span)."""
+        span = alloc.span
+        if span is None:
+            self._ready[alloc.nodes] = t
+        else:
+            self._ready[span[0] : span[1]] = t
 
     def _ordered_running(self, now: float):
         """``(expected end, held)`` in order of expected end (overrunning jobs: ``now``)."""
@@ -368,9 +371,7 @@ class _Backfilling(Policy):
     def _bits_of(self, alloc: Allocation) -> int:
         """A grant's nodes as the bits of an integer (from its span when it has one)."""
         span = alloc.span
-        if span is None:
-            return _to_bits(self._mask(alloc.nodes))
-        return ((1 << (span[1] - span[0])) - 1) << span[0]
+        return _to_bits(self._mask(alloc.nodes)) if span is None else _run_bits(*span)
 
     def _mask(self, nodes: np.ndarray) -> np.ndarray:
         """A reservation's node mask, frozen (read-only: allocators may remember what they derive

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topoalloc._blocks import block_all, block_any, block_max, block_starts
+from topoalloc._blocks import block_all, block_any, block_max, block_starts, runs_from
 
 
 @st.composite
@@ -55,3 +55,12 @@ def test_block_starts_mark_the_first_node_of_each_aligned_block():
         for k in range(0, n + 1):
             bits = block_starts(n, k)
             assert [m for m in range(1 << n) if bits >> m & 1] == list(range(0, 1 << n, 1 << k))
+
+
+def test_runs_from_keeps_the_starts_of_full_runs():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        bits = int(rng.integers(0, 1 << 40))
+        for s in (1, 2, 4, 8):
+            want = sum(1 << p for p in range(40) if all(bits >> q & 1 for q in range(p, p + s)))
+            assert runs_from(bits, s) == want

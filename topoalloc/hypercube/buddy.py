@@ -8,7 +8,7 @@ import numpy as np
 
 from topologies import Hypercube, Subcube
 
-from .._blocks import block_all, block_any, block_max, block_starts
+from .._blocks import block_all, block_any, block_max, block_starts, runs_from
 from ..base import Allocation
 from ..errors import DoubleReleaseError
 from .base import CubeAllocator
@@ -170,11 +170,7 @@ class Buddy(CubeAllocator):
         doubling steps ``b &= b >> 2^i`` leave bit ``p`` set when nodes ``p .. p + 2^k - 1`` are
         free; the least aligned one is the block. O(k) integer operations of O(2^n / 64) words."""
         k = self.validate(request)
-        span = 1
-        while span < 1 << k:
-            free &= free >> span
-            span <<= 1
-        free &= block_starts(self.dim, k)
+        free = runs_from(free, 1 << k) & block_starts(self.dim, k)
         if not free:
             return None
         m = (free & -free).bit_length() - 1

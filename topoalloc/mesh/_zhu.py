@@ -30,7 +30,7 @@ from topologies import Mesh, Submesh
 from topologies._validate import check_bool
 
 from ..base import Allocation
-from .base import MeshAllocator
+from .base import MeshAllocator, erosion_shifts
 
 __all__ = ["ZhuAllocator"]
 
@@ -114,23 +114,11 @@ class ZhuAllocator(MeshAllocator):
             rows += step
         return block << (y * stride)
 
-    def _shifts(self, w: int, h: int) -> tuple[int, ...]:
-        """The right shifts that erode the free mask to "a free ``w x h`` submesh is based here":
-        along x by 1, 2, 4, ... (bit i: nodes i .. i + span - 1 of the row are free), then along y
-        by rows (... and so are the rows above, up to span rows). Cached per shape."""
-        shifts = []
-        for length, unit in ((w, 1), (h, self._stride)):
-            span = 1
-            while span < length:
-                step = min(span, length - span)
-                shifts.append(step * unit)
-                span += step
-        got = self._erosions[(w, h)] = tuple(shifts)
-        return got
-
     def _first_in(self, bits: int, w: int, h: int) -> tuple[int, int] | None:
         shifts = self._erosions.get((w, h))
-        for d in self._shifts(w, h) if shifts is None else shifts:
+        if shifts is None:
+            shifts = self._erosions[(w, h)] = erosion_shifts(w, h, self._stride)
+        for d in shifts:
             bits &= bits >> d
         if not bits:
             return None

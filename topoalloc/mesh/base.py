@@ -8,7 +8,7 @@ from topologies import Mesh, Submesh
 
 from ..base import Allocation, Allocator
 
-__all__ = ["MeshAllocator"]
+__all__ = ["MeshAllocator", "erosion_shifts"]
 
 _submesh = Submesh._unchecked
 
@@ -105,3 +105,18 @@ class MeshAllocator(Allocator):
         p = allocation.placement
         self.busy[p.y : p.y + p.height, p.x : p.x + p.width] = False
         return p.width * p.height
+
+
+def erosion_shifts(w: int, h: int, row: int) -> tuple[int, ...]:
+    """The right shifts that erode a free mask held as an integer (node ``(x, y)`` at bit
+    ``y * row + x``, ``row`` at least the mesh width) to "a free ``w x h`` submesh is based
+    here", by doubling (``a &= a >> d``): along x by 1, 2, 4, ... (bit ``p`` then covers ``span``
+    nodes of its row), then along y by rows. O(log w + log h) shifts."""
+    shifts = []
+    for length, unit in ((w, 1), (h, row)):
+        span = 1
+        while span < length:
+            step = min(span, length - span)
+            shifts.append(step * unit)
+            span += step
+    return tuple(shifts)

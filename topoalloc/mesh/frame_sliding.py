@@ -7,7 +7,7 @@ import numpy as np
 from topologies import Mesh
 
 from ..base import Allocation
-from .base import MeshAllocator
+from .base import MeshAllocator, erosion_shifts
 
 __all__ = ["FrameSliding"]
 
@@ -58,13 +58,6 @@ class FrameSliding(MeshAllocator):
         got = self._shapes.get((w, h))
         if got is None:
             W = self.width
-            shifts = []
-            for length, unit in ((w, 1), (h, W)):
-                span = 1
-                while span < length:  # bit p then covers span more nodes (rows) from p
-                    step = min(span, length - span)
-                    shifts.append(step * unit)
-                    span += step
             block = (1 << w) - 1
             rows = 1
             while rows < h:
@@ -77,7 +70,7 @@ class FrameSliding(MeshAllocator):
             bases = 0
             for j in range(self.height // h):
                 bases |= row << (j * h * W)
-            got = self._shapes[(w, h)] = (block, bases, tuple(shifts))
+            got = self._shapes[(w, h)] = (block, bases, erosion_shifts(w, h, W))
         return got
 
     def clone(self) -> FrameSliding:
