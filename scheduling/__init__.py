@@ -14,7 +14,7 @@ work as usual.
 import importlib
 from typing import Any
 
-from topologies._version import version_attr
+from topologies._version import __version__
 from topologies.errors import ParameterError
 
 from . import metrics, policies
@@ -67,8 +67,8 @@ _LAZY_SUBMODULES = frozenset({
 def __getattr__(name: str) -> Any:
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")  # the import sets the attribute
-    return version_attr(__name__, name)  # __version__, looked up on first use
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY_SUBMODULES | {"__version__"})
+    return sorted(set(globals()) | _LAZY_SUBMODULES)

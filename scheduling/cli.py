@@ -31,8 +31,7 @@ def _version() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``: prints ``topoalloc <version>`` and exits; the version is looked up only then
-    (reading it costs more than building the whole parser)."""
+    """``--version``: prints ``topoalloc <version>`` and exits."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
                  default: Any = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:

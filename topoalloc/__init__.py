@@ -10,9 +10,8 @@ Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``
 ``topoalloc.register(name, cls)`` (:mod:`topoalloc.registry`).
 """
 
-from typing import Any
 
-from topologies._version import version_attr
+from topologies._version import __version__
 
 from . import locality
 from .base import Allocation, Allocator
@@ -98,6 +97,3 @@ __all__ = [
     "UnknownAllocatorError",
 ]
 
-
-def __getattr__(name: str) -> Any:  # __version__, looked up on first use
-    return version_attr(__name__, name)

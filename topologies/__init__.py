@@ -6,9 +6,7 @@ request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are t
 contiguous allocators hand out.
 """
 
-from typing import Any
-
-from ._version import version_attr
+from ._version import __version__
 from .base import Topology
 from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
@@ -32,6 +30,3 @@ __all__ = [
     "RequestTypeError",
 ]
 
-
-def __getattr__(name: str) -> Any:  # __version__, looked up on first use
-    return version_attr(__name__, name)

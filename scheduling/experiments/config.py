@@ -75,7 +75,6 @@ import inspect
 import json
 import math
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -686,6 +685,8 @@ _PLOT_KEYS = ("kind", "metric", "panels", "logy", "load", "file", "title")
 def load_study(path: str | Path) -> Study:
     """Read a TOML experiment file; :class:`ConfigError` for unreadable TOML, unknown keys, names
     or bad values, naming the file, the key and the allowed choices."""
+    import tomllib  # here: its import costs a command that reads no file about 10 ms
+
     path = Path(path)
     try:
         with open(path, "rb") as fh:

@@ -55,8 +55,8 @@ class StoreVersionError(ValueError):
 
 
 def package_version() -> str:
-    """The ``topoalloc`` version, ``topologies.__version__`` (the running code's: its checkout's
-    ``pyproject.toml``, else the installed metadata; ``0+unknown`` if neither is found)."""
+    """The ``topoalloc`` version, ``topologies.__version__`` (the running code's, from
+    ``topologies/_version.py``)."""
     from topologies import __version__
 
     return __version__
