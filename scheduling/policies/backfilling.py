@@ -250,10 +250,11 @@ class FreeProfile:
 
 
 class _Held:
-    __slots__ = ("job", "alloc", "size", "start", "end", "seq")
+    __slots__ = ("job", "alloc", "size", "start", "end", "seq", "bits")
 
     def __init__(self, job: Job, alloc: Allocation, size: int, start: float, end: float, seq: int) -> None:
         self.job, self.alloc, self.size, self.start, self.end, self.seq = job, alloc, size, start, end, seq
+        self.bits = -1  # its nodes as bits, when asked for (node sets)
 
 
 def _estimate(job: Job) -> float:
@@ -815,6 +816,8 @@ class Conservative(_Backfilling):
         # and reserved at no time of [t, t + d); valid until something frees nodes
         self._nofit: dict[float, list[tuple[Any, float]]] = {}
         self._ready_bits: dict[float, int] = {}  # t -> nodes expected free by t (bits), this decision
+        # nodes expected free by the k-th expected end (bits), k = 0 .. running (built when needed, this decision)
+        self._ready_prefix: list[int] | None = None
         # what was freed, in order: (from, until, node bits; 0 on a counting allocator), and per
         # queued job the length of this log (plus _base, what was dropped) at its last search
         self._freed: list[tuple[float, float, int]] = []
@@ -869,6 +872,7 @@ class Conservative(_Backfilling):
         self._retry = False
         self._nofit.clear()
         self._ready_bits.clear()
+        self._ready_prefix = None
         self._profile.trim(now)
         overrun = bool(self._ends) and self._ends[0][0] < now  # a running job is past its estimate
         if overrun or self._held_up:
@@ -969,14 +973,20 @@ class Conservative(_Backfilling):
                 continue
             fresh = self._fresh(jid, now, prev.start)
             until = prev.start if fresh is None else min(prev.start, fresh[1])
-            if profile.peak(now, until) < info[jid][0]:
+            n, est, _ = info[jid]
+            if profile.peak(now, until) < n:
                 if fresh is not None:
                     stamps[jid] = self._base + len(self._freed)
                 continue
             # an earlier start, looked for with the job's own reservation (from prev.start on) left
             # out; if there is none it stays where it is (an early end and earlier moves only freed
-            # room, they never took its)
-            new = self._find(job, now, prev.start, mine=True, fresh=None if fresh is None else fresh[0], until=until)
+            # room, they never took its). The counts are asked here first: most searches end there
+            t = profile.first(n, est, now, prev.start, n, until)
+            if t is None:
+                stamps[jid] = self._base + len(self._freed)
+                continue
+            new = self._find(job, now, prev.start, mine=True, fresh=None if fresh is None else fresh[0], until=until,
+                             first=t)
             if new is not None:
                 self._unreserve(jid)
                 self._moved(job, prev, new)
@@ -1008,6 +1018,27 @@ class Conservative(_Backfilling):
                     last = b
         return out, last
 
+    def _ready_at(self, t: float) -> int:
+        """The nodes expected free by ``t`` >= now (bits): the free ones and those of every running
+        job expected to end by ``t`` (``self._ready <= t``), from prefix unions over the running
+        jobs in order of expected end, built once per decision. O(log running)."""
+        prefix = self._ready_prefix
+        if prefix is None:
+            running, busy, held = self.running, 0, []
+            for _, _, jid, _ in self._ends:
+                h = running[jid]
+                if h.bits < 0:
+                    h.bits = self._bits_of(h.alloc)
+                held.append(h.bits)
+                busy |= h.bits
+            acc = ((1 << self.allocator.size) - 1) & ~busy
+            prefix = [acc]
+            for bits in held:
+                acc |= bits
+                prefix.append(acc)
+            self._ready_prefix = prefix
+        return prefix[bisect.bisect_right(self._ends, (t, math.inf))]
+
     def _trim_log(self) -> None:
         """Drop the part of the freed log every queued job's last search has seen."""
         if len(self._freed) > 4 * len(self._stamp) + 256:
@@ -1016,58 +1047,68 @@ class Conservative(_Backfilling):
             self._base = low
 
     def _find(self, job: Job, now: float, limit: float = math.inf, mine: bool = False,
-              fresh: list[tuple[float, float, int]] | None = None, until: float = math.inf) -> Reservation | None:
+              fresh: list[tuple[float, float, int]] | None = None, until: float = math.inf,
+              first: float | None = None) -> Reservation | None:
         """The earliest reservation for ``job`` starting before ``limit`` and ``until`` (None if
         there is none before a finite one); ``mine``: the job holds a reservation starting at
         ``limit``, which is not counted; ``fresh`` (node sets): only starts using what was freed
-        there (:meth:`_fresh`)."""
+        there (:meth:`_fresh`); ``first``: the earliest start the profile's counts allow, when
+        already known."""
         if self._counting:
             n, est, _ = self._info[job.id]
-            t = self._profile.first(n, est, now, limit, n if mine else 0)
+            t = self._profile.first(n, est, now, limit, n if mine else 0) if first is None else first
             if t is None:
                 if limit == math.inf:
                     raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
                 return None
             return Reservation(job, t, t + est, None, -1)
-        return self._find_nodes(job, now, limit, mine, fresh, until)
+        return self._find_nodes(job, now, limit, mine, fresh, until, first)
 
     def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False,
                     fresh: list[tuple[float, float, int]] | None = None,
-                    until: float = math.inf) -> Reservation | None:
+                    until: float = math.inf, first: float | None = None) -> Reservation | None:
         n, est, _ = self._info[job.id]
-        profile, alloc, ready, ends, nofit = self._profile, self.allocator, self._ready, self._ends, self._nofit
+        profile, alloc, ends, nofit = self._profile, self.allocator, self._ends, self._nofit
         own = self._bits.get(job.id, 0) if mine else 0
+        lift = n if mine else 0
         request = job.request
-        for t in profile.starts(n, est, now, limit, n if mine else 0, until):  # the times the counts allow
-            if fresh is not None:
-                gained = 0  # the nodes freed since the last search over [t, t + est)
-                for a, b, bits in fresh:
-                    if a <= t < b:
-                        gained |= bits
-                if not gained:
-                    continue
-            if t != now and not profile.rises(t):
-                i = bisect.bisect_left(ends, (t, -1))
-                if i == len(ends) or ends[i][0] != t:
-                    continue  # nothing is freed here: a start just before did no worse
-            # the nodes looked at hold none reserved over [t, t + span) (the job's own reservation,
-            # when left out, starts at the limit)
-            span = min(est, limit - t) if own else est
-            failed = nofit.get(t)
-            if failed and any(d <= span and alloc.covers(f, request) for f, d in failed):
-                continue  # a request covering it found no placement at t on a superset of these nodes
-            free = self._ready_bits.get(t)
-            if free is None:
-                free = self._ready_bits[t] = _to_bits(ready <= t)
-            free &= ~profile.held_over(t, t + est, limit, own)
-            if fresh is not None and not free & gained:
-                continue  # a new placement would hold a node freed since: none is free here
-            nodes = alloc.place_in_bits(request, free)
-            if nodes is not None:
-                res = Reservation(job, t, t + est, self._mask(nodes))
-                self._found = res, _ids_to_bits(nodes, res.nodes)
-                return res
-            nofit.setdefault(t, []).append((request, est))
+        times = profile.times
+        # the times the counts allow, ascending (FreeProfile.starts, written out: most searches try one)
+        t = profile.first(n, est, now, limit, lift, until) if first is None else first
+        while t is not None:
+            while True:  # one try at t; break: no reservation starts at t
+                if fresh is not None:
+                    gained = 0  # the nodes freed since the last search over [t, t + est)
+                    for a, b, bits in fresh:
+                        if a <= t < b:
+                            gained |= bits
+                    if not gained:
+                        break
+                if t != now and not profile.rises(t):
+                    i = bisect.bisect_left(ends, (t, -1))
+                    if i == len(ends) or ends[i][0] != t:
+                        break  # nothing is freed here: a start just before did no worse
+                # the nodes looked at hold none reserved over [t, t + span) (the job's own
+                # reservation, when left out, starts at the limit)
+                span = min(est, limit - t) if own else est
+                failed = nofit.get(t)
+                if failed and any(d <= span and alloc.covers(f, request) for f, d in failed):
+                    break  # a request covering it found no placement at t on a superset of these nodes
+                free = self._ready_bits.get(t)
+                if free is None:
+                    free = self._ready_bits[t] = self._ready_at(t)
+                free &= ~profile.held_over(t, t + est, limit, own)
+                if fresh is not None and not free & gained:
+                    break  # a new placement would hold a node freed since: none is free here
+                nodes = alloc.place_in_bits(request, free)
+                if nodes is not None:
+                    res = Reservation(job, t, t + est, self._mask(nodes))
+                    self._found = res, _ids_to_bits(nodes, res.nodes)
+                    return res
+                nofit.setdefault(t, []).append((request, est))
+                break
+            i = bisect.bisect_right(times, t)
+            t = profile.first(n, est, times[i], limit, lift, until) if i < len(times) else None
         if min(limit, until) == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
         return None
