@@ -78,7 +78,6 @@ import bisect
 import heapq
 import itertools
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -100,18 +99,59 @@ def clone_allocator(allocator: Allocator) -> Allocator:
     return allocator.clone()
 
 
-@dataclass(frozen=True, slots=True)
 class Reservation:
     """A queued job's reservation: it may start at ``start`` and is expected to end at ``end``
-    (``start`` + estimate), on ``nodes`` (a boolean mask over node ids; ``None`` on a counting,
-    flat allocator, where ``extra`` is the number of processors free at ``start`` beyond the job's
-    need, or -1 when not computed)."""
+    (``start`` + estimate), on ``nodes`` (a read-only boolean mask over node ids; ``None`` on a
+    counting, flat allocator, where ``extra`` is the number of processors free at ``start`` beyond
+    the job's need, or -1 when not computed). Immutable.
+
+    >>> import numpy as np
+    >>> from scheduling import Job
+    >>> r = Reservation.on_ids(Job(0, 0.0, 2, 5.0), 3.0, 8.0, np.array([4, 5]), size=8)
+    >>> r.start, r.end, np.flatnonzero(r.nodes).tolist()
+    (3.0, 8.0, [4, 5])
+    """
+
+    __slots__ = ("job", "start", "end", "extra", "_nodes", "_ids", "_size")
 
     job: Job
     start: float
     end: float
-    nodes: np.ndarray | None = None
-    extra: int = -1
+    extra: int
+
+    def __init__(self, job: Job, start: float, end: float, nodes: np.ndarray | None = None, extra: int = -1) -> None:
+        for name, value in (("job", job), ("start", start), ("end", end), ("extra", extra), ("_nodes", nodes),
+                            ("_ids", None), ("_size", 0)):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def on_ids(cls, job: Job, start: float, end: float, ids: np.ndarray, size: int) -> Reservation:
+        """A reservation on the node ids ``ids`` of a machine of ``size`` nodes; the mask
+        ``nodes`` is built when first asked for (most reservations move before anyone does)."""
+        res = cls(job, start, end)
+        object.__setattr__(res, "_ids", ids)
+        object.__setattr__(res, "_size", size)
+        return res
+
+    @property
+    def nodes(self) -> np.ndarray | None:
+        """The reserved nodes, a read-only boolean mask over node ids (``None``: a count)."""
+        nodes = self._nodes
+        if nodes is None and self._ids is not None:
+            nodes = np.zeros(self._size, dtype=bool)
+            nodes[self._ids] = True
+            nodes.flags.writeable = False
+            object.__setattr__(self, "_nodes", nodes)
+        return nodes
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Reservation is immutable (tried to set {name!r})")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        where = "a count" if self.nodes is None else f"{int(self.nodes.sum())} nodes"
+        return f"Reservation(job={self.job.id}, start={self.start!r}, end={self.end!r}, {where}, extra={self.extra})"
 
 
 class FreeProfile:
@@ -278,13 +318,15 @@ def _to_bits(mask: np.ndarray) -> int:
     return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
 
 
-def _ids_to_bits(ids: np.ndarray, mask: np.ndarray) -> int:
-    """Ascending node ids (and their mask) as the bits of an integer: a shifted run of ones when
-    the ids are consecutive."""
+def _ids_to_bits(ids: np.ndarray, res: Reservation) -> int:
+    """Ascending node ids (those of reservation ``res``) as the bits of an integer: a shifted run
+    of ones when the ids are consecutive, else from the reservation's mask."""
     n = len(ids)
-    if n and int(ids[n - 1]) - int(ids[0]) == n - 1:
-        return _run_bits(int(ids[0]), int(ids[0]) + n)
-    return _to_bits(mask)
+    if n:
+        first = int(ids[0])
+        if int(ids[n - 1]) - first == n - 1:
+            return _run_bits(first, first + n)
+    return _to_bits(res.nodes)
 
 
 def _run_bits(first: int, stop: int) -> int:
@@ -1102,8 +1144,8 @@ class Conservative(_Backfilling):
                     break  # a new placement would hold a node freed since: none is free here
                 nodes = alloc.place_in_bits(request, free)
                 if nodes is not None:
-                    res = Reservation(job, t, t + est, self._mask(nodes))
-                    self._found = res, _ids_to_bits(nodes, res.nodes)
+                    res = Reservation.on_ids(job, t, t + est, nodes, alloc.size)
+                    self._found = res, _ids_to_bits(nodes, res)
                     return res
                 nofit.setdefault(t, []).append((request, est))
                 break
@@ -1126,7 +1168,7 @@ class Conservative(_Backfilling):
             n, est, _ = self._info[job.id]
             got = None
             if n <= alloc.free:
-                if res.nodes is None:
+                if self._counting:
                     got = alloc.allocate(job.request)
                 else:
                     others = self._profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
