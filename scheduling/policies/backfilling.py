@@ -120,17 +120,20 @@ class Reservation:
     extra: int
 
     def __init__(self, job: Job, start: float, end: float, nodes: np.ndarray | None = None, extra: int = -1) -> None:
-        for name, value in (("job", job), ("start", start), ("end", end), ("extra", extra), ("_nodes", nodes),
-                            ("_ids", None), ("_size", 0)):
-            object.__setattr__(self, name, value)
+        _res_job(self, job)  # slot descriptors: the immutable __setattr__ refuses
+        _res_start(self, start)
+        _res_end(self, end)
+        _res_extra(self, extra)
+        _res_nodes(self, nodes)
+        _res_ids(self, None)
 
     @classmethod
     def on_ids(cls, job: Job, start: float, end: float, ids: np.ndarray, size: int) -> Reservation:
         """A reservation on the node ids ``ids`` of a machine of ``size`` nodes; the mask
         ``nodes`` is built when first asked for (most reservations move before anyone does)."""
         res = cls(job, start, end)
-        object.__setattr__(res, "_ids", ids)
-        object.__setattr__(res, "_size", size)
+        _res_ids(res, ids)
+        _res_size(res, size)
         return res
 
     @property
@@ -141,7 +144,7 @@ class Reservation:
             nodes = np.zeros(self._size, dtype=bool)
             nodes[self._ids] = True
             nodes.flags.writeable = False
-            object.__setattr__(self, "_nodes", nodes)
+            _res_nodes(self, nodes)
         return nodes
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -152,6 +155,11 @@ class Reservation:
     def __repr__(self) -> str:
         where = "a count" if self.nodes is None else f"{int(self.nodes.sum())} nodes"
         return f"Reservation(job={self.job.id}, start={self.start!r}, end={self.end!r}, {where}, extra={self.extra})"
+
+
+_res_job, _res_start, _res_end = Reservation.job.__set__, Reservation.start.__set__, Reservation.end.__set__
+_res_extra, _res_nodes = Reservation.extra.__set__, Reservation._nodes.__set__
+_res_ids, _res_size = Reservation._ids.__set__, Reservation._size.__set__
 
 
 class FreeProfile:
