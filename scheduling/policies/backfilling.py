@@ -528,7 +528,10 @@ class EASY(_Backfilling):
     valid reservation (free at the shadow time, recognised by the allocator) though a fresh replay
     might pick another. A pass scans the jobs the previous pass rejected only when the reservation
     was recomputed: otherwise nothing they were judged on has changed, and only the jobs that
-    arrived since are tried. Requests that found
+    arrived since are tried. On a flat machine, a job a pass found still running at the shadow
+    time and larger than the extra processors is skipped by every later pass under the same
+    reservation (its shadow time stays, its extra processors only fall and the job's expected end
+    only moves later): on ``lublin_256`` that leaves 73,000 of 257,000 candidate tests. Requests that found
     no placement, or none off the reserved nodes, are not asked for again until a release (or a
     new reservation) can have changed the answer, and a candidate that would run past the shadow
     time is asked for only if the free nodes off the reserved ones are enough in number. On a
@@ -566,6 +569,9 @@ class EASY(_Backfilling):
     #: Keep the head's reservation over an early end of a job expected to end before its shadow
     #: time (False: compute it again; the same decisions, checked by the tests).
     _keep_early = True
+    #: Flat machine: skip the jobs a pass found unable to start under the head's present
+    #: reservation (False: test them again; the same decisions, checked by the tests).
+    _skip_dead = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -573,6 +579,10 @@ class EASY(_Backfilling):
         self._qn = array.array("q")  # the queued jobs' processor counts, in queue order
         self._qe = array.array("d")  # ... and their estimates
         self._qk: list = []  # ... and their request keys
+        # ... and (flat) the reservation generation under which each was found unable to start
+        # (running past the shadow time and more processors than the extra ones), -1 if none
+        self._qd = array.array("q")
+        self._gen = 0  # the head's reservation generation: one more each time it is computed
         self._released = False  # a job ended since the last pass
         self._early = False  # ... before its expected end
         self._last = -math.inf  # the instant of the last pass
@@ -589,6 +599,7 @@ class EASY(_Backfilling):
         self._qn.append(n)
         self._qe.append(est)
         self._qk.append(key)
+        self._qd.append(-1)
         self.queue.append(job)
 
     def on_finish(self, job: Job, now: float) -> None:
@@ -657,7 +668,7 @@ class EASY(_Backfilling):
                 actions.append(self._launch(job, got, now))
                 heads += 1
             if heads:
-                del queue[:heads], self._qn[:heads], self._qe[:heads], self._qk[:heads]
+                del queue[:heads], self._qn[:heads], self._qe[:heads], self._qk[:heads], self._qd[:heads]
                 self._res = None  # a new head
                 self._failed_off.clear()
             first = 1
@@ -666,26 +677,34 @@ class EASY(_Backfilling):
         started = self._backfill_counting(now, first, actions) if self._counting else \
             self._backfill_nodes(now, first, actions)
         if started:
-            qn, qe, qk = self._qn, self._qe, self._qk
+            qn, qe, qk, qd = self._qn, self._qe, self._qk, self._qd
             for i in reversed(started):
-                del queue[i], qn[i], qe[i], qk[i]
+                del queue[i], qn[i], qe[i], qk[i], qd[i]
         return actions
 
-    def _candidates(self, first: int, free: int):
-        """Queue positions from ``first`` on whose processor count is at most ``free`` (a
-        vectorised filter on a long queue)."""
+    def _candidates(self, first: int, free: int, dead: int = -2):
+        """Queue positions from ``first`` on whose processor count is at most ``free`` and that
+        were not found unable to start under reservation generation ``dead`` (a vectorised filter
+        on a long queue; a short one is returned whole)."""
         size = len(self.queue)
         if size - first < self._VECTORISE_FROM:
             return range(first, size)
         if size - first < self._NUMPY_FROM:
-            return [i for i, n in enumerate(self._qn[first:], first) if n <= free]
-        return (np.flatnonzero(np.frombuffer(self._qn, dtype=np.int64)[first:] <= free) + first).tolist()
+            if dead < 0:
+                return [i for i, n in enumerate(self._qn[first:], first) if n <= free]
+            qd = self._qd
+            return [i for i, n in enumerate(self._qn[first:], first) if n <= free and qd[i] != dead]
+        fits = np.frombuffer(self._qn, dtype=np.int64)[first:] <= free
+        if dead >= 0:
+            fits &= np.frombuffer(self._qd, dtype=np.int64)[first:] != dead
+        return (np.flatnonzero(fits) + first).tolist()
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res
         if res is None or res.job is not self.queue[0]:
             res = self._res = self.reservation(self.queue[0], now)
             self._extra = res.extra
+            self._gen += 1
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -696,15 +715,22 @@ class EASY(_Backfilling):
         shadow = -math.inf
         extra = 0
         started: list[int] = []  # queue positions
-        for i in self._candidates(first, free):
+        # a job found unable to start under the head's reservation stays so while it is kept: its
+        # shadow time stays, its extra processors only fall, and now only grows (see decide)
+        res = self._res
+        skip = self._skip_dead and res is not None and res.job is queue[0]
+        dead, qd = (self._gen if skip else -2), self._qd
+        for i in self._candidates(first, free, dead):
             n = qn[i]
             if n > free:
                 continue
             if shadow == -math.inf:
                 shadow = max(self._head_reservation(now).start, now)
                 extra = self._extra
+                dead = self._gen
             if now + qe[i] > shadow:  # still running at the shadow time: must fit the extra processors
                 if n > extra:
+                    qd[i] = dead
                     continue
                 extra -= n
             job = queue[i]

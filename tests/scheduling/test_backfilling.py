@@ -726,7 +726,8 @@ def _schedule_with(policy, make, jobs):
 
 #: (policy class, private switch, flat case too): the shortcut is on by default; off, the policy
 #: does the full work
-SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (Conservative, "_skip", False)]
+SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (EASY, "_skip_dead", True),
+             (Conservative, "_skip", False)]
 
 
 @pytest.mark.parametrize("case, cls, switch", [(c, cls, s) for cls, s, flat in SHORTCUTS for c in CASES
@@ -734,7 +735,8 @@ SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (Conser
 def test_shortcuts_change_no_decision(case, cls, switch):
     """EASY computes the head's reservation only for a candidate that does not end by a cheap
     lower bound of the shadow time and keeps it over early ends of jobs expected to end before
-    it, and Conservative's compression skips the searches its log of freed room proves useless:
+    it, and on a flat machine skips the jobs found unable to start under the kept reservation;
+    Conservative's compression skips the searches its log of freed room proves useless:
     with any shortcut switched off the schedule and every placement are the same (estimates
     above, at and below the run times, zero-length jobs)."""
     make, topology, _, _ = CASES[case]
