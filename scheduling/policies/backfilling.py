@@ -697,7 +697,9 @@ class EASY(_Backfilling):
         fits = np.frombuffer(self._qn, dtype=np.int64)[first:] <= free
         if dead >= 0:
             fits &= np.frombuffer(self._qd, dtype=np.int64)[first:] != dead
-        return (np.flatnonzero(fits) + first).tolist()
+        found = fits.nonzero()[0]  # (flatnonzero's wrapper costs as much on a 1-D mask)
+        found += first
+        return found.tolist()
 
     def _head_reservation(self, now: float) -> Reservation:
         res = self._res
