@@ -475,7 +475,7 @@ class _Backfilling(Policy):
             if found is None:
                 raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
             t, nodes = found
-            return Reservation(job, t, t + est, self._mask(nodes))
+            return Reservation.on_ids(job, t, t + est, nodes, alloc.size)
         # the generic search, with the count test taken from the running jobs sorted by expected end
         ends = self._ends
         free = alloc.free
@@ -488,7 +488,7 @@ class _Backfilling(Policy):
             if free >= need:
                 nodes = alloc.place_in(job.request, ready <= t)
                 if nodes is not None:
-                    return Reservation(job, t, t + est, self._mask(nodes))
+                    return Reservation.on_ids(job, t, t + est, nodes, alloc.size)
             if k == last:
                 raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
             t = ends[k][0]
@@ -589,6 +589,7 @@ class EASY(_Backfilling):
         self._scanned = 0  # queue length after the last pass: those jobs could not start then
         # the head's reservation, kept while valid, with its extra processors (flat)
         self._res: Reservation | None = None
+        self._span: tuple[int, int] | None = None  # its nodes as a range first .. stop - 1, if they are one
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
@@ -707,6 +708,9 @@ class EASY(_Backfilling):
             res = self._res = self.reservation(self.queue[0], now)
             self._extra = res.extra
             self._gen += 1
+            ids, self._span = res._ids, None
+            if ids is not None and len(ids) and int(ids[-1]) - int(ids[0]) == len(ids) - 1:
+                self._span = int(ids[0]), int(ids[-1]) + 1
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -760,7 +764,7 @@ class EASY(_Backfilling):
         # only for one that does not (the answer is the same later in the pass: jobs started
         # before it end by the bound, when the reserved nodes are expected free anyway)
         bound = -math.inf
-        reserved = None
+        reserved = span = None
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
         qn, qe, qk = self._qn, self._qe, self._qk
@@ -779,19 +783,24 @@ class EASY(_Backfilling):
                     bound = self._shadow_floor(now)
                 if end > bound:
                     res = self._head_reservation(now)
-                    bound, reserved = max(res.start, now), res.nodes
+                    bound, reserved, span = max(res.start, now), res.nodes, self._span
             if end <= bound:
                 got = alloc.allocate(job.request)
                 if got is None:
                     failed.add(key)
                     continue
                 if off >= 0:  # its nodes off the reserved ones are no longer free
-                    off -= n - int(np.count_nonzero(reserved[got.nodes]))
+                    got_span = got.span
+                    if span is not None and got_span is not None:  # two ranges: their overlap
+                        off -= n - max(0, min(got_span[1], span[1]) - max(got_span[0], span[0]))
+                    else:
+                        off -= n - int(np.count_nonzero(reserved[got.nodes]))
             else:
                 if key in failed_off:
                     continue
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
-                    off = free - int(np.count_nonzero(self._ready[reserved] == -math.inf))
+                    on = self._ready[reserved] if span is None else self._ready[span[0] : span[1]]
+                    off = free - int(np.count_nonzero(on == -math.inf))
                 if n > off:
                     continue
                 got = alloc.allocate_avoiding(job.request, reserved)
