@@ -10,7 +10,6 @@ Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``
 ``topoalloc.register(name, cls)`` (:mod:`topoalloc.registry`).
 """
 
-
 from topologies._version import __version__
 
 from . import locality
@@ -96,4 +95,3 @@ __all__ = [
     "UnknownOptionError",
     "UnknownAllocatorError",
 ]
-

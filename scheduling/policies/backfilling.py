@@ -256,14 +256,18 @@ class FreeProfile:
         ascending (a generator: :meth:`first` from ``now``, then from the breakpoint after each
         start found). ``lift``: count that many more processors free from ``limit`` on (the job's
         own reservation, starting at ``limit``, when looking for an earlier one)."""
-        times = self.times
         t = self.first(n, d, now, limit, lift, until)
         while t is not None:
             yield t
-            i = bisect.bisect_right(times, t)
-            if i == len(times):
-                return
-            t = self.first(n, d, times[i], limit, lift, until)
+            t = self.first_after(t, n, d, limit, lift, until)
+
+    def first_after(self, t: float, n: int, d: float, limit: float = math.inf, lift: int = 0,
+                    until: float = math.inf) -> float | None:
+        """The next of :meth:`starts` after the start ``t``: :meth:`first` from the breakpoint
+        after ``t`` (``None`` if there is none)."""
+        times = self.times
+        i = bisect.bisect_right(times, t)
+        return self.first(n, d, times[i], limit, lift, until) if i < len(times) else None
 
     def first(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0,
               until: float = math.inf) -> float | None:
@@ -326,15 +330,21 @@ def _to_bits(mask: np.ndarray) -> int:
     return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
 
 
-def _ids_to_bits(ids: np.ndarray, res: Reservation) -> int:
-    """Ascending node ids (those of reservation ``res``) as the bits of an integer: a shifted run
-    of ones when the ids are consecutive, else from the reservation's mask."""
+def _ids_span(ids: np.ndarray) -> tuple[int, int] | None:
+    """``(first, stop)`` when the ascending node ids ``ids`` are the range ``first .. stop - 1``."""
     n = len(ids)
     if n:
         first = int(ids[0])
         if int(ids[n - 1]) - first == n - 1:
-            return _run_bits(first, first + n)
-    return _to_bits(res.nodes)
+            return first, first + n
+    return None
+
+
+def _ids_to_bits(ids: np.ndarray, res: Reservation) -> int:
+    """Ascending node ids (those of reservation ``res``) as the bits of an integer: a shifted run
+    of ones when the ids are consecutive, else from the reservation's mask."""
+    span = _ids_span(ids)
+    return _to_bits(res.nodes) if span is None else _run_bits(*span)
 
 
 def _run_bits(first: int, stop: int) -> int:
@@ -708,9 +718,7 @@ class EASY(_Backfilling):
             res = self._res = self.reservation(self.queue[0], now)
             self._extra = res.extra
             self._gen += 1
-            ids, self._span = res._ids, None
-            if ids is not None and len(ids) and int(ids[-1]) - int(ids[0]) == len(ids) - 1:
-                self._span = int(ids[0]), int(ids[-1]) + 1
+            self._span = None if res._ids is None else _ids_span(res._ids)
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -1159,8 +1167,8 @@ class Conservative(_Backfilling):
         own = self._bits.get(job.id, 0) if mine else 0
         lift = n if mine else 0
         request = job.request
-        times = profile.times
-        # the times the counts allow, ascending (FreeProfile.starts, written out: most searches try one)
+        # the times the counts allow, ascending (FreeProfile.starts, without the generator: most
+        # searches try one)
         t = profile.first(n, est, now, limit, lift, until) if first is None else first
         while t is not None:
             while True:  # one try at t; break: no reservation starts at t
@@ -1194,8 +1202,7 @@ class Conservative(_Backfilling):
                     return res
                 nofit.setdefault(t, []).append((request, est))
                 break
-            i = bisect.bisect_right(times, t)
-            t = profile.first(n, est, times[i], limit, lift, until) if i < len(times) else None
+            t = profile.first_after(t, n, est, limit, lift, until)
         if min(limit, until) == math.inf:
             raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
         return None
