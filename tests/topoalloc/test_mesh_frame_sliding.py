@@ -114,3 +114,27 @@ def test_covers_leaves_out_sizes_on_another_grid():
     free = np.zeros((1, 8), dtype=bool)
     free[0, 4:8] = True
     assert fs.place_in((4, 1), free.ravel()) is not None and fs.place_in((3, 1), free.ravel()) is None
+
+
+def test_place_in_is_the_first_free_stride_frame_for_every_shape_on_32x32():
+    """Large shapes (a few frames) are tested frame by frame, the others by erosion: both must give
+    the first free stride frame in row-major order, on free sets where it is the first frame, a
+    later one, or none."""
+    rng = np.random.default_rng(7)
+    fs = FrameSliding(Mesh(32, 32))
+    low_rows_busy = np.ones((32, 32), dtype=bool)
+    low_rows_busy[:8] = rng.random((8, 32)) >= 0.3  # frames of the first rows mostly taken
+    found = 0
+    for free in (rng.random((32, 32)) >= 0.02, rng.random((32, 32)) >= 0.2, low_rows_busy):
+        for w in range(1, 33):
+            for h in range(1, 33):
+                frames = [(x, y) for y in range(0, 32 - h + 1, h) for x in range(0, 32 - w + 1, w)
+                          if free[y : y + h, x : x + w].all()]
+                got = fs.place_in((w, h), free.ravel())
+                if not frames:
+                    assert got is None, (w, h)
+                    continue
+                found += w * h >= 256
+                x, y = frames[0]
+                assert got is not None and got.tolist() == Submesh(x, y, w, h).node_ids(32).tolist(), (w, h)
+    assert found > 50  # the frame-by-frame path found frames, not only none

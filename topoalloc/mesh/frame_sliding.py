@@ -29,7 +29,9 @@ class FrameSliding(MeshAllocator):
     are free" along x and then "the next ``h`` rows are" along y (O(log w + log h) big-integer
     operations of O(MN / 64) words), then ANDed with the mask of the stride positions; the lowest
     set bit is the first free frame in row-major order. About 1 us per query on 32 x 32, whatever
-    the number of live jobs. Release is O(wh) plus one O(MN / 64) mask update.
+    the number of live jobs. A shape with few frames (fewer than twice its erosion shifts: large
+    requests, one to a few frames) is checked frame by frame instead, each a mask test, in the
+    same row-major order. Release is O(wh) plus one O(MN / 64) mask update.
 
     >>> from topologies import Mesh
     >>> fs = FrameSliding(Mesh(6, 4))
@@ -48,13 +50,15 @@ class FrameSliding(MeshAllocator):
     def __init__(self, topology: Mesh) -> None:
         super().__init__(topology)
         self._bits = (1 << (self.width * self.height)) - 1  # the free mask: bit y * width + x
-        self._shapes: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+        self._shapes: dict[tuple[int, int], tuple[int, int, tuple[int, ...], tuple[tuple[int, int], ...] | None]] = {}
 
-    def _shape(self, w: int, h: int) -> tuple[int, int, tuple[int, ...]]:
+    def _shape(self, w: int, h: int) -> tuple[int, int, tuple[int, ...], tuple[tuple[int, int], ...] | None]:
         """For a ``w x h`` frame: the bits of the block based at ``(0, 0)``, of the frame bases
-        ``(i w, j h)``, and the shifts that erode the free mask to "a free ``w x h`` block starts
-        here" (``a & (a >> d)`` doubling: along x by 1, 2, 4, ..., then along y by rows). Cached per
-        shape: at most ``width * height`` entries."""
+        ``(i w, j h)``, the shifts that erode the free mask to "a free ``w x h`` block starts
+        here" (``a & (a >> d)`` doubling: along x by 1, 2, 4, ..., then along y by rows), and, when
+        there are fewer frames than twice the shifts, every frame as ``(base bit, its nodes' bits)`` in
+        row-major order (``None`` otherwise). Cached per shape: at most ``width * height``
+        entries."""
         got = self._shapes.get((w, h))
         if got is None:
             W = self.width
@@ -70,7 +74,12 @@ class FrameSliding(MeshAllocator):
             bases = 0
             for j in range(self.height // h):
                 bases |= row << (j * h * W)
-            got = self._shapes[(w, h)] = (block, bases, erosion_shifts(w, h, W))
+            shifts = erosion_shifts(w, h, W)
+            frames = None
+            if (W // w) * (self.height // h) < 2 * len(shifts):
+                frames = tuple((p, block << p) for p in (j * h * W + i * w for j in range(self.height // h)
+                                                          for i in range(W // w)))
+            got = self._shapes[(w, h)] = (block, bases, shifts, frames)
         return got
 
     def clone(self) -> FrameSliding:
@@ -85,7 +94,12 @@ class FrameSliding(MeshAllocator):
     def _first_free(self, bits: int, w: int, h: int) -> int | None:
         """The bit (``y * width + x``) of the first frame, in row-major order, whose nodes are all
         set in ``bits``; ``None`` if there is none."""
-        _, bases, shifts = self._shapes.get((w, h)) or self._shape(w, h)
+        _, bases, shifts, frames = self._shapes.get((w, h)) or self._shape(w, h)
+        if frames is not None:  # a few frames: test each (in row-major order) rather than erode
+            for p, nodes in frames:
+                if bits & nodes == nodes:
+                    return p
+            return None
         for d in shifts:  # stride positions never cross a row end, so no guard bits are needed
             bits &= bits >> d
         hit = bits & bases
