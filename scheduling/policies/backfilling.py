@@ -83,6 +83,7 @@ from typing import Any
 import numpy as np
 
 from topoalloc import Allocation, Allocator
+from topologies import Mesh, Submesh
 
 from ..actions import Action, Start, Timer
 from ..jobs import Job
@@ -340,6 +341,24 @@ def _ids_span(ids: np.ndarray) -> tuple[int, int] | None:
     return None
 
 
+def _ids_box(ids: np.ndarray, width: int) -> tuple[int, int, int, int] | None:
+    """``(y, y_end, x, x_end)`` when the ascending node ids ``ids`` of a mesh ``width`` nodes wide
+    are exactly the rectangle of rows ``y .. y_end - 1`` and columns ``x .. x_end - 1`` (node
+    ``(x, y)``: id ``y * width + x``). Ids that are unique, ascending, as many as the rectangle
+    bounded by the first and the last, and all in its columns, are that rectangle."""
+    n = len(ids)
+    if not n:
+        return None
+    y, x = divmod(int(ids[0]), width)
+    y_end, x_end = divmod(int(ids[n - 1]), width)
+    y_end += 1
+    x_end += 1
+    if x_end <= x or (x_end - x) * (y_end - y) != n:
+        return None
+    cols = ids % width
+    return (y, y_end, x, x_end) if int(cols.min()) >= x and int(cols.max()) < x_end else None
+
+
 def _ids_to_bits(ids: np.ndarray, res: Reservation) -> int:
     """Ascending node ids (those of reservation ``res``) as the bits of an integer: a shifted run
     of ones when the ids are consecutive, else from the reservation's mask."""
@@ -369,6 +388,7 @@ class _Backfilling(Policy):
         self._counting: bool | None = None
         self._info: dict[int, tuple[int, float, Any]] = {}  # queued job id -> (processors, estimate, key)
         self._ready: np.ndarray | None = None  # per node: when it is expected free (-inf: free; node sets only)
+        self._grid: np.ndarray | None = None  # ... on a mesh: a (height, width) view of it
 
     def _admit(self, job: Job) -> None:
         if job.id not in self._info:
@@ -389,6 +409,9 @@ class _Backfilling(Policy):
         self._earliest = type(allocator).earliest_in is not Allocator.earliest_in
         if not self._counting:
             self._ready = np.full(allocator.size, -math.inf)
+            topology = allocator.topology
+            if isinstance(topology, Mesh) and topology.width * topology.height == allocator.size:
+                self._grid = self._ready.reshape(topology.height, topology.width)
 
     @property
     def counting(self) -> bool:
@@ -416,12 +439,19 @@ class _Backfilling(Policy):
         return held
 
     def _set_ready(self, alloc: Allocation, t: float) -> None:
-        """Mark a grant's nodes expected free from ``t`` (a slice where the grant has a span)."""
+        """Mark a grant's nodes expected free from ``t`` (a slice where the grant has a span, a
+        2-D slice where it is a submesh of a mesh)."""
         span = alloc.span
-        if span is None:
-            self._ready[alloc.nodes] = t
-        else:
+        if span is not None:
             self._ready[span[0] : span[1]] = t
+            return
+        grid = self._grid
+        if grid is not None:
+            p = alloc.placement
+            if type(p) is Submesh:
+                grid[p.y : p.y + p.height, p.x : p.x + p.width] = t
+                return
+        self._ready[alloc.nodes] = t
 
     def _ordered_running(self, now: float):
         """``(expected end, held)`` in order of expected end (overrunning jobs: ``now``)."""
@@ -600,6 +630,7 @@ class EASY(_Backfilling):
         # the head's reservation, kept while valid, with its extra processors (flat)
         self._res: Reservation | None = None
         self._span: tuple[int, int] | None = None  # its nodes as a range first .. stop - 1, if they are one
+        self._box: tuple[int, int, int, int] | None = None  # ... else as a rectangle of a mesh (_ids_box)
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
@@ -718,7 +749,10 @@ class EASY(_Backfilling):
             res = self._res = self.reservation(self.queue[0], now)
             self._extra = res.extra
             self._gen += 1
-            self._span = None if res._ids is None else _ids_span(res._ids)
+            ids = res._ids
+            self._span = span = None if ids is None else _ids_span(ids)
+            grid = self._grid
+            self._box = None if span is not None or ids is None or grid is None else _ids_box(ids, grid.shape[1])
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -772,7 +806,7 @@ class EASY(_Backfilling):
         # only for one that does not (the answer is the same later in the pass: jobs started
         # before it end by the bound, when the reserved nodes are expected free anyway)
         bound = -math.inf
-        reserved = span = None
+        reserved = span = box = None
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
         qn, qe, qk = self._qn, self._qe, self._qk
@@ -791,7 +825,7 @@ class EASY(_Backfilling):
                     bound = self._shadow_floor(now)
                 if end > bound:
                     res = self._head_reservation(now)
-                    bound, reserved, span = max(res.start, now), res.nodes, self._span
+                    bound, reserved, span, box = max(res.start, now), res.nodes, self._span, self._box
             if end <= bound:
                 got = alloc.allocate(job.request)
                 if got is None:
@@ -801,13 +835,21 @@ class EASY(_Backfilling):
                     got_span = got.span
                     if span is not None and got_span is not None:  # two ranges: their overlap
                         off -= n - max(0, min(got_span[1], span[1]) - max(got_span[0], span[0]))
+                    elif box is not None and type(p := got.placement) is Submesh:  # two rectangles
+                        off -= n - max(0, min(p.y + p.height, box[1]) - max(p.y, box[0])) * \
+                            max(0, min(p.x + p.width, box[3]) - max(p.x, box[2]))
                     else:
                         off -= n - int(np.count_nonzero(reserved[got.nodes]))
             else:
                 if key in failed_off:
                     continue
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
-                    on = self._ready[reserved] if span is None else self._ready[span[0] : span[1]]
+                    if span is not None:
+                        on = self._ready[span[0] : span[1]]
+                    elif box is not None:
+                        on = self._grid[box[0] : box[1], box[2] : box[3]]
+                    else:
+                        on = self._ready[reserved]
                     off = free - int(np.count_nonzero(on == -math.inf))
                 if n > off:
                     continue
