@@ -5,6 +5,7 @@
     python benchmarks/simulate.py --target   # only the issue's target run (50,500 jobs, RSR-1, frame sliding)
     python benchmarks/simulate.py --backfill # FCFS / EASY / Conservative side by side on every allocator
                                              # (--jobs N, --policies EASY,Conservative, --only NAME)
+    python benchmarks/simulate.py --backfill --instructions   # the same cases in instructions (valgrind)
 
 Each case builds a fresh allocator, a seeded synthetic workload, and times ``simulate`` on one core.
 Other modules add cases by appending to ``CASES`` (name, allocator factory, policy, workload factory).
@@ -13,7 +14,12 @@ Other modules add cases by appending to ``CASES`` (name, allocator factory, poli
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import re
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -194,6 +200,48 @@ def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ..
               + "".join(f" {ratio[p]:10.1f}" for p in policies), flush=True)
 
 
+def _child_simulations(name: str, policy: str, count: int, reps: int) -> None:
+    """In a child process: ``reps`` simulations of backfilling case ``name`` under ``policy``,
+    after a 30-job run that does the policy's lazy imports (so ``reps = 0`` is the baseline)."""
+    make, jobs = {case: (m, j) for case, m, j in _backfill_cases(count)}[name]
+    simulate(make(), policy, jobs[:30], jobs=None)
+    for _ in range(reps):
+        simulate(make(), policy, jobs, jobs=None)
+
+
+def _instructions(name: str, policy: str, count: int, reps: int) -> int:
+    """Instructions a child process executes (valgrind's callgrind), running ``reps``
+    simulations of case ``name`` (:func:`_child_simulations`)."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, os.path.abspath(__file__),
+           "--child", name, policy, str(reps), "--jobs", str(count)]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count in valgrind's output: {out.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def backfill_instructions(count: int, only: str | None, policies: tuple[str, ...]) -> None:
+    """The cases of :func:`backfill` counted in instructions instead of seconds: for each policy,
+    a child process running one simulation minus the same child running none (imports, the
+    workload and a 30-job warm-up), under valgrind's callgrind. Unlike seconds, the counts do not
+    move with the machine's load (they are the same on every run up to a few million)."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (e.g. apt install valgrind)")
+    print(f"# backfilling in instructions (millions; callgrind, one simulation minus none): {count:,} jobs per run; "
+          f"cases as in --backfill")
+    short = {"EASY": "EASY", "Conservative": "Cons."}
+    print(f"{'case':32} {'FCFS M':>8}" + "".join(f" {short.get(p, p) + ' M':>8}" for p in policies)
+          + "".join(f" {short.get(p, p) + '/FCFS':>10}" for p in policies))
+    for name, _, _ in _backfill_cases(count):
+        if only and only not in name:
+            continue
+        ir = {p: _instructions(name, p, count, 1) - _instructions(name, p, count, 0) for p in ("FCFS", *policies)}
+        print(f"{name:32} {ir['FCFS'] / 1e6:8,.0f}" + "".join(f" {ir[p] / 1e6:8,.0f}" for p in policies)
+              + "".join(f" {ir[p] / ir['FCFS']:10.1f}" for p in policies), flush=True)
+
+
 def run_case(case: Case, load: float, jobs: int, warmup: int) -> tuple[float, dict]:
     alloc = case.allocator()
     work = case.workload(load)
@@ -212,10 +260,20 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5, help="rounds in --backfill (medians)")
     ap.add_argument("--jobs", type=int, default=None, help="jobs per run in --backfill (default 4,000; --quick 1,000)")
     ap.add_argument("--policies", default="EASY,Conservative", help="backfilling policies timed in --backfill")
+    ap.add_argument("--instructions", action="store_true",
+                    help="with --backfill: count instructions (valgrind's callgrind) instead of timing")
+    ap.add_argument("--child", nargs=3, metavar=("CASE", "POLICY", "REPS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    count = args.jobs or (1_000 if args.quick else 4_000)
+    if args.child:
+        _child_simulations(args.child[0], args.child[1], count, int(args.child[2]))
+        return
     if args.backfill:
-        count = args.jobs or (1_000 if args.quick else 4_000)
-        backfill(count, args.repeats, args.only, tuple(p for p in args.policies.split(",") if p))
+        policies = tuple(p for p in args.policies.split(",") if p)
+        if args.instructions:
+            backfill_instructions(count, args.only, policies)
+        else:
+            backfill(count, args.repeats, args.only, policies)
         return
     jobs, warmup = (5_500, 500) if args.quick else (50_500, 500)
     print(f"# {platform.python_implementation()} {platform.python_version()} on {platform.machine()}, "
