@@ -170,6 +170,13 @@ def _backfill_cases(count: int) -> list[tuple[str, Callable[[], Any], list]]:
     ]
 
 
+def _columns(unit: str, policies: tuple[str, ...]) -> None:
+    """The header of a backfilling table: FCFS and each policy in ``unit``, then the ratios."""
+    short = {"EASY": "EASY", "Conservative": "Cons."}
+    print(f"{'case':32} {'FCFS ' + unit:>8}" + "".join(f" {short.get(p, p) + ' ' + unit:>8}" for p in policies)
+          + "".join(f" {short.get(p, p) + '/FCFS':>10}" for p in policies))
+
+
 def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ...] = ("EASY", "Conservative")) -> None:
     """FCFS and the backfilling ``policies`` on the same allocator and jobs, timed side by side in
     one process: ``repeats`` rounds, each running FCFS then every policy once. The times are the
@@ -181,9 +188,7 @@ def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ..
           f"ratio); trace cases: {BACKFILL_TRACE} "
           f"sizes x8 rounded up to powers of two on 1,024 processors, recorded run times and estimates; "
           f"seed 002 cases: load 0.6, exact estimates")
-    short = {"EASY": "EASY", "Conservative": "Cons."}
-    print(f"{'case':32} {'FCFS s':>8}" + "".join(f" {short.get(p, p) + ' s':>8}" for p in policies)
-          + "".join(f" {short.get(p, p) + '/FCFS':>10}" for p in policies))
+    _columns("s", policies)
     for name, make, jobs in _backfill_cases(count):
         if only and only not in name:
             continue
@@ -231,9 +236,7 @@ def backfill_instructions(count: int, only: str | None, policies: tuple[str, ...
         raise SystemExit("--instructions needs valgrind (e.g. apt install valgrind)")
     print(f"# backfilling in instructions (millions; callgrind, one simulation minus none): {count:,} jobs per run; "
           f"cases as in --backfill")
-    short = {"EASY": "EASY", "Conservative": "Cons."}
-    print(f"{'case':32} {'FCFS M':>8}" + "".join(f" {short.get(p, p) + ' M':>8}" for p in policies)
-          + "".join(f" {short.get(p, p) + '/FCFS':>10}" for p in policies))
+    _columns("M", policies)
     for name, _, _ in _backfill_cases(count):
         if only and only not in name:
             continue
