@@ -342,10 +342,12 @@ def _ids_span(ids: np.ndarray) -> tuple[int, int] | None:
 
 
 def _ids_box(ids: np.ndarray, width: int) -> tuple[int, int, int, int] | None:
-    """``(y, y_end, x, x_end)`` when the ascending node ids ``ids`` of a mesh ``width`` nodes wide
-    are exactly the rectangle of rows ``y .. y_end - 1`` and columns ``x .. x_end - 1`` (node
-    ``(x, y)``: id ``y * width + x``). Ids that are unique, ascending, as many as the rectangle
-    bounded by the first and the last, and all in its columns, are that rectangle."""
+    """``(y, y_end, x, x_end)`` when the ascending node ids ``ids``, laid out in rows ``width``
+    nodes wide (node ``(x, y)``: id ``y * width + x``; one row for a machine that is no mesh), are
+    exactly the rectangle of rows ``y .. y_end - 1`` and columns ``x .. x_end - 1``. Ids that are
+    unique, ascending, as many as the rectangle bounded by the first and the last, and all in its
+    columns (which needs checking only when it neither is one row nor spans whole rows), are that
+    rectangle."""
     n = len(ids)
     if not n:
         return None
@@ -355,8 +357,16 @@ def _ids_box(ids: np.ndarray, width: int) -> tuple[int, int, int, int] | None:
     x_end += 1
     if x_end <= x or (x_end - x) * (y_end - y) != n:
         return None
-    cols = ids % width
-    return (y, y_end, x, x_end) if int(cols.min()) >= x and int(cols.max()) < x_end else None
+    if y_end - y > 1 and x_end - x < width:
+        cols = ids % width
+        if int(cols.min()) < x or int(cols.max()) >= x_end:
+            return None
+    return y, y_end, x, x_end
+
+
+def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """The number of nodes two rectangles ``(y, y_end, x, x_end)`` share."""
+    return max(0, min(a[1], b[1]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[2], b[2]))
 
 
 def _ids_to_bits(ids: np.ndarray, res: Reservation) -> int:
@@ -388,7 +398,9 @@ class _Backfilling(Policy):
         self._counting: bool | None = None
         self._info: dict[int, tuple[int, float, Any]] = {}  # queued job id -> (processors, estimate, key)
         self._ready: np.ndarray | None = None  # per node: when it is expected free (-inf: free; node sets only)
-        self._grid: np.ndarray | None = None  # ... on a mesh: a (height, width) view of it
+        # ... as a (height, width) view on a mesh, else as one row: a grant or a reservation that is
+        # a rectangle of it (_box_of, _ids_box) is marked, counted and intersected by slices
+        self._grid: np.ndarray | None = None
 
     def _admit(self, job: Job) -> None:
         if job.id not in self._info:
@@ -412,6 +424,8 @@ class _Backfilling(Policy):
             topology = allocator.topology
             if isinstance(topology, Mesh) and topology.width * topology.height == allocator.size:
                 self._grid = self._ready.reshape(topology.height, topology.width)
+            else:
+                self._grid = self._ready.reshape(1, allocator.size)
 
     @property
     def counting(self) -> bool:
@@ -438,20 +452,25 @@ class _Backfilling(Policy):
             self._set_ready(held.alloc, -math.inf)
         return held
 
-    def _set_ready(self, alloc: Allocation, t: float) -> None:
-        """Mark a grant's nodes expected free from ``t`` (a slice where the grant has a span, a
-        2-D slice where it is a submesh of a mesh)."""
-        span = alloc.span
-        if span is not None:
-            self._ready[span[0] : span[1]] = t
-            return
+    def _box_of(self, alloc: Allocation) -> tuple[int, int, int, int] | None:
+        """A grant's nodes as a rectangle ``(y, y_end, x, x_end)`` of :attr:`_grid` when its
+        placement says so without building its nodes: a submesh of a mesh, or a range of node ids
+        (:attr:`topoalloc.Allocation.span`: buddy blocks, tree partitions) on a machine laid out in
+        one row; else ``None``."""
         grid = self._grid
-        if grid is not None:
-            p = alloc.placement
-            if type(p) is Submesh:
-                grid[p.y : p.y + p.height, p.x : p.x + p.width] = t
-                return
-        self._ready[alloc.nodes] = t
+        if grid.shape[0] == 1:
+            span = alloc.span
+            return None if span is None else (0, 1, span[0], span[1])
+        p = alloc.placement
+        return (p.y, p.y + p.height, p.x, p.x + p.width) if type(p) is Submesh else None
+
+    def _set_ready(self, alloc: Allocation, t: float) -> None:
+        """Mark a grant's nodes expected free from ``t`` (a slice where it is a rectangle)."""
+        box = self._box_of(alloc)
+        if box is None:
+            self._ready[alloc.nodes] = t
+        else:
+            self._grid[box[0] : box[1], box[2] : box[3]] = t
 
     def _ordered_running(self, now: float):
         """``(expected end, held)`` in order of expected end (overrunning jobs: ``now``)."""
@@ -629,8 +648,7 @@ class EASY(_Backfilling):
         self._scanned = 0  # queue length after the last pass: those jobs could not start then
         # the head's reservation, kept while valid, with its extra processors (flat)
         self._res: Reservation | None = None
-        self._span: tuple[int, int] | None = None  # its nodes as a range first .. stop - 1, if they are one
-        self._box: tuple[int, int, int, int] | None = None  # ... else as a rectangle of a mesh (_ids_box)
+        self._box: tuple[int, int, int, int] | None = None  # its nodes as a rectangle of _grid, if they are one
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
@@ -750,9 +768,7 @@ class EASY(_Backfilling):
             self._extra = res.extra
             self._gen += 1
             ids = res._ids
-            self._span = span = None if ids is None else _ids_span(ids)
-            grid = self._grid
-            self._box = None if span is not None or ids is None or grid is None else _ids_box(ids, grid.shape[1])
+            self._box = None if ids is None else _ids_box(ids, self._grid.shape[1])
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -806,7 +822,7 @@ class EASY(_Backfilling):
         # only for one that does not (the answer is the same later in the pass: jobs started
         # before it end by the bound, when the reserved nodes are expected free anyway)
         bound = -math.inf
-        reserved = span = box = None
+        reserved = box = None
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
         qn, qe, qk = self._qn, self._qe, self._qk
@@ -825,31 +841,23 @@ class EASY(_Backfilling):
                     bound = self._shadow_floor(now)
                 if end > bound:
                     res = self._head_reservation(now)
-                    bound, reserved, span, box = max(res.start, now), res.nodes, self._span, self._box
+                    bound, reserved, box = max(res.start, now), res.nodes, self._box
             if end <= bound:
                 got = alloc.allocate(job.request)
                 if got is None:
                     failed.add(key)
                     continue
                 if off >= 0:  # its nodes off the reserved ones are no longer free
-                    got_span = got.span
-                    if span is not None and got_span is not None:  # two ranges: their overlap
-                        off -= n - max(0, min(got_span[1], span[1]) - max(got_span[0], span[0]))
-                    elif box is not None and type(p := got.placement) is Submesh:  # two rectangles
-                        off -= n - max(0, min(p.y + p.height, box[1]) - max(p.y, box[0])) * \
-                            max(0, min(p.x + p.width, box[3]) - max(p.x, box[2]))
+                    got_box = None if box is None else self._box_of(got)
+                    if got_box is not None:  # two rectangles: their overlap
+                        off -= n - _overlap(got_box, box)
                     else:
                         off -= n - int(np.count_nonzero(reserved[got.nodes]))
             else:
                 if key in failed_off:
                     continue
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
-                    if span is not None:
-                        on = self._ready[span[0] : span[1]]
-                    elif box is not None:
-                        on = self._grid[box[0] : box[1], box[2] : box[3]]
-                    else:
-                        on = self._ready[reserved]
+                    on = self._ready[reserved] if box is None else self._grid[box[0] : box[1], box[2] : box[3]]
                     off = free - int(np.count_nonzero(on == -math.inf))
                 if n > off:
                     continue
