@@ -593,7 +593,9 @@ class EASY(_Backfilling):
     only moves later): on ``lublin_256`` that leaves 73,000 of 257,000 candidate tests. Requests that found
     no placement, or none off the reserved nodes, are not asked for again until a release (or a
     new reservation) can have changed the answer, and a candidate that would run past the shadow
-    time is asked for only if the free nodes off the reserved ones are enough in number. On a
+    time is asked for only if the free nodes off the reserved ones are enough in number (where the
+    reserved nodes are a rectangle, their free count is kept across passes by rectangle
+    arithmetic at each start and end, not counted again). On a
     topology the reservation itself is computed only when a candidate needs it: one that ends by
     a lower bound of the shadow time (when, by the running jobs' expected ends, enough processors
     are free in number) ends by the shadow time; the reservation computed later in the pass, or
@@ -631,6 +633,10 @@ class EASY(_Backfilling):
     #: Flat machine: skip the jobs a pass found unable to start under the head's present
     #: reservation (False: test them again; the same decisions, checked by the tests).
     _skip_dead = True
+    #: Topology: keep the count of free nodes on the head's reserved rectangle across passes, by
+    #: rectangle arithmetic at each start and end (False: count them afresh at each pass; the same
+    #: decisions, checked by the tests).
+    _keep_box_count = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -649,6 +655,7 @@ class EASY(_Backfilling):
         # the head's reservation, kept while valid, with its extra processors (flat)
         self._res: Reservation | None = None
         self._box: tuple[int, int, int, int] | None = None  # its nodes as a rectangle of _grid, if they are one
+        self._box_free = -1  # ... and how many of those are free now (-1: not counted since it was made)
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
@@ -663,7 +670,11 @@ class EASY(_Backfilling):
         self.queue.append(job)
 
     def on_finish(self, job: Job, now: float) -> None:
-        end = self._retire(job).end
+        held = self._retire(job)
+        end = held.end
+        if self._box_free >= 0:  # the reserved rectangle's free count, kept by rectangle arithmetic
+            got_box = self._box_of(held.alloc)
+            self._box_free = -1 if got_box is None else self._box_free + _overlap(got_box, self._box)
         if now < end:
             res = self._res
             # an early end moves the head's reservation only if the job was expected to end at or
@@ -697,6 +708,7 @@ class EASY(_Backfilling):
         # end at the instant the reservation was made, still holds processors) is made again
         if self._early or overran or (res is not None and res.start < now):
             self._res = None
+            self._box_free = -1
             moved = True
         self._released = self._early = False
         self._last = now
@@ -730,6 +742,7 @@ class EASY(_Backfilling):
             if heads:
                 del queue[:heads], self._qn[:heads], self._qe[:heads], self._qk[:heads], self._qd[:heads]
                 self._res = None  # a new head
+                self._box_free = -1
                 self._failed_off.clear()
             first = 1
         if len(queue) <= first or alloc.free == 0:
@@ -769,6 +782,7 @@ class EASY(_Backfilling):
             self._gen += 1
             ids = res._ids
             self._box = None if ids is None else _ids_box(ids, self._grid.shape[1])
+            self._box_free = -1
         return res
 
     def _backfill_counting(self, now: float, first: int, actions: list[Action]) -> list[int]:
@@ -847,18 +861,28 @@ class EASY(_Backfilling):
                 if got is None:
                     failed.add(key)
                     continue
-                if off >= 0:  # its nodes off the reserved ones are no longer free
-                    got_box = None if box is None else self._box_of(got)
+                if off >= 0 or self._box_free >= 0:  # its nodes on the reserved ones are no longer free
+                    rbox = self._box  # the kept reservation's rectangle (box, once it is known in this pass)
+                    got_box = None if rbox is None else self._box_of(got)
                     if got_box is not None:  # two rectangles: their overlap
-                        off -= n - _overlap(got_box, box)
+                        inside = _overlap(got_box, rbox)
                     else:
-                        off -= n - int(np.count_nonzero(reserved[got.nodes]))
+                        inside = int(np.count_nonzero(self._res.nodes[got.nodes]))
+                    if off >= 0:
+                        off -= n - inside
+                    if self._box_free >= 0:
+                        self._box_free -= inside
             else:
                 if key in failed_off:
                     continue
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
-                    on = self._ready[reserved] if box is None else self._grid[box[0] : box[1], box[2] : box[3]]
-                    off = free - int(np.count_nonzero(on == -math.inf))
+                    if box is None:
+                        off = free - int(np.count_nonzero(self._ready[reserved] == -math.inf))
+                    else:
+                        if self._box_free < 0 or not self._keep_box_count:
+                            self._box_free = int(np.count_nonzero(
+                                self._grid[box[0] : box[1], box[2] : box[3]] == -math.inf))
+                        off = free - self._box_free
                 if n > off:
                     continue
                 got = alloc.allocate_avoiding(job.request, reserved)

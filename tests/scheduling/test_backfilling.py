@@ -727,7 +727,7 @@ def _schedule_with(policy, make, jobs):
 #: (policy class, private switch, flat case too): the shortcut is on by default; off, the policy
 #: does the full work
 SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (EASY, "_skip_dead", True),
-             (Conservative, "_skip", False)]
+             (EASY, "_keep_box_count", False), (Conservative, "_skip", False)]
 
 
 @pytest.mark.parametrize("case, cls, switch", [(c, cls, s) for cls, s, flat in SHORTCUTS for c in CASES
@@ -735,10 +735,11 @@ SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (EASY, 
 def test_shortcuts_change_no_decision(case, cls, switch):
     """EASY computes the head's reservation only for a candidate that does not end by a cheap
     lower bound of the shadow time and keeps it over early ends of jobs expected to end before
-    it, and on a flat machine skips the jobs found unable to start under the kept reservation;
-    Conservative's compression skips the searches its log of freed room proves useless:
-    with any shortcut switched off the schedule and every placement are the same (estimates
-    above, at and below the run times, zero-length jobs)."""
+    it, and on a flat machine skips the jobs found unable to start under the kept reservation; on
+    a topology it keeps the free count of the reserved rectangle across passes; Conservative's
+    compression skips the searches its log of freed room proves useless: with any shortcut
+    switched off the schedule and every placement are the same (estimates above, at and below
+    the run times, zero-length jobs)."""
     make, topology, _, _ = CASES[case]
     for seed in (7, 8):
         jobs = _mixed_estimates(synthetic(200, 64, seed, load=0.95, over=3.0, topology=topology), seed)
@@ -759,3 +760,34 @@ def test_a_shortcut_that_skips_too_much_is_caught():
             return [], now  # nothing freed, ever
 
     assert _schedule_with(Lazy(), make, jobs) != _schedule_with(Conservative(), make, jobs)
+
+
+@pytest.mark.parametrize("case", ["mesh", "frame", "buddy2d", "cube"])
+def test_kept_count_of_free_reserved_nodes_is_exact(case):
+    """The free count of the head's reserved rectangle EASY keeps across passes equals a fresh
+    count of the free reserved nodes after every event (a count too high would skip candidates
+    wrongly, one too low would only ask the allocator more)."""
+    make, topology, _, _ = CASES[case]
+    checked = 0
+
+    class Checked(EASY):
+        def _check(self):
+            nonlocal checked
+            if self._box_free >= 0:
+                fresh = int(np.count_nonzero(self._res.nodes & (self.allocator.occupancy.ravel() == 0)))
+                assert self._box_free == fresh
+                checked += 1
+
+        def decide(self, now):
+            actions = super().decide(now)
+            self._check()
+            return actions
+
+        def on_finish(self, job, now):
+            super().on_finish(job, now)
+            self._check()
+
+    for seed in (7, 8):
+        jobs = _mixed_estimates(synthetic(200, 64, seed, load=0.95, over=3.0, topology=topology), seed)
+        simulate(make(), Checked(), jobs, jobs=None)
+    assert checked > 100
