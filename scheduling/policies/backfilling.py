@@ -401,6 +401,11 @@ class _Backfilling(Policy):
         # ... as a (height, width) view on a mesh, else as one row: a grant or a reservation that is
         # a rectangle of it (_box_of, _ids_box) is marked, counted and intersected by slices
         self._grid: np.ndarray | None = None
+        # grants whose marks in _ready are not made yet (alloc id -> (grant, expected free from)),
+        # in the order made: marked when the ready array is next read, and a grant that ends before
+        # that is never marked (half of them or more, measured)
+        self._stale: dict[int, tuple[Allocation, float]] = {}
+        self._row = False  # the grid is one row
 
     def _admit(self, job: Job) -> None:
         if job.id not in self._info:
@@ -426,6 +431,7 @@ class _Backfilling(Policy):
                 self._grid = self._ready.reshape(topology.height, topology.width)
             else:
                 self._grid = self._ready.reshape(1, allocator.size)
+            self._row = self._grid.shape[0] == 1
 
     @property
     def counting(self) -> bool:
@@ -440,7 +446,7 @@ class _Backfilling(Policy):
         self.running[job.id] = _Held(job, alloc, n, now, end, seq)
         bisect.insort(self._ends, (end, seq, job.id, n))
         if self._ready is not None:
-            self._set_ready(alloc, end)
+            self._stale[alloc.id] = (alloc, end)
         return Start(job, alloc, n, n)  # backfilling never folds: granted = requested
 
     def _retire(self, job: Job) -> _Held:
@@ -448,8 +454,8 @@ class _Backfilling(Policy):
         i = bisect.bisect_left(self._ends, (held.end, held.seq, job.id, held.size))
         del self._ends[i]
         self.allocator.release(held.alloc)
-        if self._ready is not None:
-            self._set_ready(held.alloc, -math.inf)
+        if self._ready is not None and self._stale.pop(held.alloc.id, None) is None:
+            self._stale[held.alloc.id] = (held.alloc, -math.inf)  # (its start not marked yet: neither is needed)
         return held
 
     def _box_of(self, alloc: Allocation) -> tuple[int, int, int, int] | None:
@@ -464,13 +470,30 @@ class _Backfilling(Policy):
         p = alloc.placement
         return (p.y, p.y + p.height, p.x, p.x + p.width) if type(p) is Submesh else None
 
+    def _ready_now(self) -> np.ndarray:
+        """The ready array, with every grant's marks made (:attr:`_stale`)."""
+        stale = self._stale
+        if stale:
+            for alloc, t in stale.values():
+                self._set_ready(alloc, t)
+            stale.clear()
+        return self._ready
+
     def _set_ready(self, alloc: Allocation, t: float) -> None:
-        """Mark a grant's nodes expected free from ``t`` (a slice where it is a rectangle)."""
-        box = self._box_of(alloc)
-        if box is None:
-            self._ready[alloc.nodes] = t
+        """Mark a grant's nodes expected free from ``t`` (a slice where it is a rectangle; a 1-D
+        slice on one row)."""
+        if self._row:
+            span = alloc.span
+            if span is None:
+                self._ready[alloc.nodes] = t
+            else:
+                self._ready[span[0] : span[1]] = t
+            return
+        p = alloc.placement
+        if type(p) is Submesh:
+            self._grid[p.y : p.y + p.height, p.x : p.x + p.width] = t
         else:
-            self._grid[box[0] : box[1], box[2] : box[3]] = t
+            self._ready[alloc.nodes] = t
 
     def _ordered_running(self, now: float):
         """``(expected end, held)`` in order of expected end (overrunning jobs: ``now``)."""
@@ -528,7 +551,7 @@ class _Backfilling(Policy):
             if t == math.inf:
                 raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
             return Reservation(job, t, t + est, None, free - need)
-        alloc, ready = self.allocator, self._ready
+        alloc, ready = self.allocator, self._ready_now()
         if self._earliest:
             found = alloc.earliest_in(job.request, ready, now)
             if found is None:
@@ -877,9 +900,10 @@ class EASY(_Backfilling):
                     continue
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
                     if box is None:
-                        off = free - int(np.count_nonzero(self._ready[reserved] == -math.inf))
+                        off = free - int(np.count_nonzero(self._ready_now()[reserved] == -math.inf))
                     else:
                         if self._box_free < 0 or not self._keep_box_count:
+                            self._ready_now()  # (the grid is a view of it)
                             self._box_free = int(np.count_nonzero(
                                 self._grid[box[0] : box[1], box[2] : box[3]] == -math.inf))
                         off = free - self._box_free
