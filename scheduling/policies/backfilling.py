@@ -854,7 +854,8 @@ class EASY(_Backfilling):
         queue = self.queue
         failed, failed_off = self._failed, self._failed_off
         free = alloc.free
-        # ``bound``: a lower bound of the shadow time, exact once ``reserved`` is known. A
+        # ``bound``: a lower bound of the shadow time, exact once ``reserved`` (the head's
+        # reservation; its node mask is built only if a candidate needs it) is known. A
         # candidate ending by a lower bound ends by the shadow time, so the reservation is computed
         # only for one that does not (the answer is the same later in the pass: jobs started
         # before it end by the bound, when the reserved nodes are expected free anyway)
@@ -878,7 +879,7 @@ class EASY(_Backfilling):
                     bound = self._shadow_floor(now)
                 if end > bound:
                     res = self._head_reservation(now)
-                    bound, reserved, box = max(res.start, now), res.nodes, self._box
+                    bound, reserved, box = max(res.start, now), res, self._box
             if end <= bound:
                 got = alloc.allocate(job.request)
                 if got is None:
@@ -900,7 +901,7 @@ class EASY(_Backfilling):
                     continue
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
                     if box is None:
-                        off = free - int(np.count_nonzero(self._ready_now()[reserved] == -math.inf))
+                        off = free - int(np.count_nonzero(self._ready_now()[reserved.nodes] == -math.inf))
                     else:
                         if self._box_free < 0 or not self._keep_box_count:
                             self._ready_now()  # (the grid is a view of it)
@@ -909,7 +910,7 @@ class EASY(_Backfilling):
                         off = free - self._box_free
                 if n > off:
                     continue
-                got = alloc.allocate_avoiding(job.request, reserved)
+                got = alloc.allocate_avoiding(job.request, reserved.nodes)
                 if got is None:
                     failed_off.add(key)
                     continue
