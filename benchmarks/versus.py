@@ -61,6 +61,21 @@ CASES: dict[str, tuple[str, str]] = {
         "jobs = Synthetic(CubeDims(7), Exponential(5.0), load=0.8, machine_size=256).take(50500, seed=1)\n",
         "simulate(Buddy(Hypercube(8)), 'RSR-1', jobs, jobs=50500, warmup=500)",
     ),
+    # the seed 002 mesh cases of ``simulate.py --backfill`` (4,000 jobs at load 0.6, exact estimates)
+    "fs-easy": (
+        "from scheduling import simulate\n"
+        "from scheduling.workloads import Synthetic, MeshSides, Exponential\n"
+        "from topoalloc import FrameSliding\nfrom topologies import Mesh\n"
+        "jobs = Synthetic(MeshSides(32, 32), Exponential(5.0), load=0.6, machine_size=1024).take(4000, seed=1)\n",
+        "simulate(FrameSliding(Mesh(32, 32)), 'EASY', jobs, jobs=None)",
+    ),
+    "ff-easy": (
+        "from scheduling import simulate\n"
+        "from scheduling.workloads import Synthetic, MeshSides, Exponential\n"
+        "from topoalloc import FirstFit\nfrom topologies import Mesh\n"
+        "jobs = Synthetic(MeshSides(32, 32), Exponential(5.0), load=0.6, machine_size=1024).take(4000, seed=1)\n",
+        "simulate(FirstFit(Mesh(32, 32)), 'EASY', jobs, jobs=None)",
+    ),
 }
 
 
