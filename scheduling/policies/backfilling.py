@@ -463,8 +463,7 @@ class _Backfilling(Policy):
         placement says so without building its nodes: a submesh of a mesh, or a range of node ids
         (:attr:`topoalloc.Allocation.span`: buddy blocks, tree partitions) on a machine laid out in
         one row; else ``None``."""
-        grid = self._grid
-        if grid.shape[0] == 1:
+        if self._row:
             span = alloc.span
             return None if span is None else (0, 1, span[0], span[1])
         p = alloc.placement
@@ -482,18 +481,13 @@ class _Backfilling(Policy):
     def _set_ready(self, alloc: Allocation, t: float) -> None:
         """Mark a grant's nodes expected free from ``t`` (a slice where it is a rectangle; a 1-D
         slice on one row)."""
-        if self._row:
-            span = alloc.span
-            if span is None:
-                self._ready[alloc.nodes] = t
-            else:
-                self._ready[span[0] : span[1]] = t
-            return
-        p = alloc.placement
-        if type(p) is Submesh:
-            self._grid[p.y : p.y + p.height, p.x : p.x + p.width] = t
-        else:
+        box = self._box_of(alloc)
+        if box is None:
             self._ready[alloc.nodes] = t
+        elif self._row:
+            self._ready[box[2] : box[3]] = t
+        else:
+            self._grid[box[0] : box[1], box[2] : box[3]] = t
 
     def _ordered_running(self, now: float):
         """``(expected end, held)`` in order of expected end (overrunning jobs: ``now``)."""
@@ -692,12 +686,18 @@ class EASY(_Backfilling):
         self._qd.append(-1)
         self.queue.append(job)
 
+    def _on_reserved(self, alloc: Allocation) -> int:
+        """How many of a grant's nodes are on the head's reserved ones: rectangle arithmetic where
+        both are rectangles, else a count on the reserved mask."""
+        box = self._box
+        got = None if box is None else self._box_of(alloc)
+        return _overlap(got, box) if got is not None else int(np.count_nonzero(self._res.nodes[alloc.nodes]))
+
     def on_finish(self, job: Job, now: float) -> None:
         held = self._retire(job)
         end = held.end
-        if self._box_free >= 0:  # the reserved rectangle's free count, kept by rectangle arithmetic
-            got_box = self._box_of(held.alloc)
-            self._box_free = -1 if got_box is None else self._box_free + _overlap(got_box, self._box)
+        if self._box_free >= 0:  # the reserved rectangle's free count, kept across passes
+            self._box_free += self._on_reserved(held.alloc)
         if now < end:
             res = self._res
             # an early end moves the head's reservation only if the job was expected to end at or
@@ -886,12 +886,7 @@ class EASY(_Backfilling):
                     failed.add(key)
                     continue
                 if off >= 0 or self._box_free >= 0:  # its nodes on the reserved ones are no longer free
-                    rbox = self._box  # the kept reservation's rectangle (box, once it is known in this pass)
-                    got_box = None if rbox is None else self._box_of(got)
-                    if got_box is not None:  # two rectangles: their overlap
-                        inside = _overlap(got_box, rbox)
-                    else:
-                        inside = int(np.count_nonzero(self._res.nodes[got.nodes]))
+                    inside = self._on_reserved(got)
                     if off >= 0:
                         off -= n - inside
                     if self._box_free >= 0:
