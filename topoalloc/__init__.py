@@ -49,6 +49,7 @@ from .mesh import (
     Random,
 )
 from .registry import describe, get, names, register
+from .tree import FirstFree, TreeAllocator
 
 __all__ = [
     "__version__",
@@ -59,6 +60,8 @@ __all__ = [
     "GrayCode",
     "FreeList",
     "FlatPool",
+    "TreeAllocator",
+    "FirstFree",
     "DHCTree",
     "TreeNode",
     "TreeWeights",

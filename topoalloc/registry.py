@@ -2,7 +2,7 @@
 
 One registry for the library, the experiments and the command line (it mirrors
 :mod:`scheduling.policies`' ``get`` / ``names`` / ``register``). Every allocator of this package is
-registered with the topology *kind* it runs on (``"mesh"``, ``"cube"`` or ``"flat"``) and a
+registered with the topology *kind* it runs on (``"mesh"``, ``"cube"``, ``"flat"`` or ``"tree"``) and a
 one-line description; a user's own allocator is one :func:`register` call away. Names are matched
 ignoring case, ``-``, ``_`` and spaces (``"first-fit"`` is ``FirstFit``), and a few aliases the
 papers use are accepted (``TDB`` for the two-dimensional buddy, ``GC`` for Gray code, ``DHC``).
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from topologies import Flat, Hypercube, Mesh
+from topologies import Flat, Hypercube, Mesh, SwitchTree
 
 from .base import Allocator
 from .dhc import DHCTree
@@ -37,6 +37,7 @@ from .errors import UnknownAllocatorError
 from .flat import FlatPool
 from .hypercube import Buddy, FreeList, GrayCode
 from .mesh import MBS, BestFit, Buddy2D, Curve, FirstFit, FrameSliding, MC1x1, Naive, Paging, Random
+from .tree import FirstFree
 
 __all__ = [
     "KINDS",
@@ -53,8 +54,8 @@ __all__ = [
 ]
 
 #: Topology kinds, as written in configuration files and on the command line.
-KINDS = ("mesh", "cube", "flat")
-_KIND_OF_TOPOLOGY = {Mesh: "mesh", Hypercube: "cube", Flat: "flat"}
+KINDS = ("mesh", "cube", "flat", "tree")
+_KIND_OF_TOPOLOGY = {Mesh: "mesh", Hypercube: "cube", Flat: "flat", SwitchTree: "tree"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,7 @@ def register(
     """Register ``factory`` (an :class:`~topoalloc.Allocator` subclass or any callable
     ``factory(topology, **params)`` returning one) under ``name``.
 
-    ``kind`` is the topology kind it runs on (``"mesh"``, ``"cube"`` or ``"flat"``); for an
+    ``kind`` is the topology kind it runs on (``"mesh"``, ``"cube"``, ``"flat"`` or ``"tree"``); for an
     allocator class it defaults to the kind of its ``topology_types``. Re-registering a name
     replaces it. Allocators registered this way are seen by worker processes started with ``fork``
     (the Linux default); with ``spawn`` or on a Dask cluster, register them in a module the workers
@@ -212,4 +213,6 @@ register("FreeList", FreeList, kind="cube", help="free-list subcube allocation, 
 register("DHCTree", DHCTree, kind="flat", help="distributed hierarchical control tree (Feitelson & Rudolph; "
          "seed 004 §2.6)", aliases=("DHC",))
 register("FlatPool", FlatPool, kind="flat", help="any free processors, no topology")
+register("FirstFree", FirstFree, kind="tree", help="the first n free nodes, wherever they lie (the topology-unaware "
+         "baseline; ExaDigiT RAPS's rule)")
 del _name, _factory, _help, _aliases, _curve, _fit, _label

@@ -15,7 +15,7 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 
 * every grant lies inside the machine and grants are pairwise disjoint;
 * a grant's node set is exactly its region: a submesh of the granted width and height, a subcube
-  of the granted dimension, a tree partition, or (flat, and non-contiguous allocators on a mesh)
+  of the granted dimension, a tree partition, a constrained set of switch-tree nodes, or (flat, and non-contiguous allocators on a mesh)
   the granted number of distinct nodes;
 * ``free`` equals the machine size minus the granted nodes, and the allocator's own idea of its
   free nodes (``free_nodes()``, when it has one) is exactly the complement of the grants — so a
@@ -55,10 +55,18 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from topologies import Flat, Hypercube, Mesh, RequestError, Subcube, Submesh
+from topologies import Flat, Hypercube, Mesh, RequestError, Subcube, Submesh, SwitchTree
 
 from .base import Allocation, Allocator
 from .errors import DoubleReleaseError, ForeignAllocationError
+from .testing_trees import (
+    bad_tree_requests,
+    switch_trees,
+    tree_any,
+    tree_constraint_met,
+    tree_leaf_counts,
+    tree_requests,
+)
 
 __all__ = [
     "meshes",
@@ -78,6 +86,12 @@ __all__ = [
     "whole_pages",
     "gray_code_blocks",
     "tree_partitions",
+    "switch_trees",
+    "tree_requests",
+    "bad_tree_requests",
+    "tree_any",
+    "tree_constraint_met",
+    "tree_leaf_counts",
     "ORACLES",
     "NONCONTIGUOUS",
     "oracle_for",
@@ -116,6 +130,8 @@ def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
     (a DHC forest of 320 processors places at most 256).
     """
     topo = allocator.topology
+    if isinstance(topo, SwitchTree):
+        return tree_requests(allocator)
     if isinstance(topo, Mesh):
         wide = getattr(allocator, "rotate", False)
         w = st.integers(1, max(topo.width, topo.height) if wide else topo.width)
@@ -142,6 +158,8 @@ def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.Search
     """Requests every allocator on ``topology`` must reject with a :class:`RequestError`; with
     ``allocator``, also counts between its ``max_request`` and the machine size (a 320-processor
     DHC forest rejects 300)."""
+    if isinstance(topology, SwitchTree):
+        return bad_tree_requests(topology)
     cap = getattr(allocator, "max_request", None)
     if cap is not None and not isinstance(topology, (Mesh, Hypercube)) and cap < topology.size:
         return st.one_of(bad_requests(topology), st.integers(cap + 1, topology.size))
@@ -431,6 +449,7 @@ ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
     ("page", Mesh): whole_pages,
     ("gray", Hypercube): gray_code_blocks,
     ("tree", Flat): tree_partitions,
+    ("tree-any", SwitchTree): tree_any,
 }
 
 

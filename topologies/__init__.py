@@ -1,6 +1,6 @@
 """Machine models: geometry only, no state.
 
-``Mesh``, ``Hypercube`` and ``Flat`` number their processors with integer ids, measure hop
+``Mesh``, ``Hypercube``, ``Flat`` and ``SwitchTree`` number their processors with integer ids, measure hop
 distances, convert to networkx graphs with the same ids, and turn a processor count into the
 request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are the region values
 contiguous allocators hand out.
@@ -13,6 +13,8 @@ from .flat import Flat
 from .hypercube import MAX_CUBE_DIM, Hypercube
 from .mesh import Mesh
 from .regions import Subcube, Submesh
+from .tree import MAX_TREE_NODES, SwitchTree
+from .tree_request import TreeRequest
 
 __all__ = [
     "__version__",
@@ -20,6 +22,9 @@ __all__ = [
     "Mesh",
     "Hypercube",
     "Flat",
+    "SwitchTree",
+    "TreeRequest",
+    "MAX_TREE_NODES",
     "Submesh",
     "Subcube",
     "MAX_CUBE_DIM",

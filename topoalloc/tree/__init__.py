@@ -1,0 +1,11 @@
+"""Allocators on switch trees (:class:`~topologies.SwitchTree`): fat trees, racks and blocks.
+
+One module per algorithm; every allocator takes node counts and
+:class:`~topologies.TreeRequest` constraints, grants sorted node-id arrays, and answers the what-if
+questions backfilling asks (:class:`TreeAllocator`).
+"""
+
+from .base import TreeAllocator, free_per_domain
+from .first_free import FirstFree
+
+__all__ = ["TreeAllocator", "free_per_domain", "FirstFree"]
