@@ -15,7 +15,8 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 
 * every grant lies inside the machine and grants are pairwise disjoint;
 * a grant's node set is exactly its region: a submesh of the granted width and height, a subcube
-  of the granted dimension, a tree partition, a constrained set of switch-tree nodes, or (flat, and non-contiguous allocators on a mesh)
+  of the granted dimension, a tree partition, a constrained set of switch-tree nodes, or (flat,
+  and non-contiguous allocators on a mesh)
   the granted number of distinct nodes;
 * ``free`` equals the machine size minus the granted nodes, and the allocator's own idea of its
   free nodes (``free_nodes()``, when it has one) is exactly the complement of the grants — so a

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from topologies import SwitchTree, TreeRequest
 from topoalloc.testing import allocator_machine, switch_trees
 from topoalloc.tree import FirstFree
+from topologies import SwitchTree, TreeRequest
 
 TestFirstFreeMachine = allocator_machine(FirstFree, switch_trees()).TestCase
 
