@@ -7,7 +7,7 @@ contiguous allocators hand out.
 """
 
 from ._version import __version__
-from .base import Topology
+from .base import Network, Topology
 from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
 from .hypercube import MAX_CUBE_DIM, Hypercube
@@ -19,6 +19,7 @@ from .tree_request import TreeRequest
 __all__ = [
     "__version__",
     "Topology",
+    "Network",
     "Mesh",
     "Hypercube",
     "Flat",

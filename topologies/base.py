@@ -11,7 +11,7 @@ from .errors import RequestSizeError, RequestTypeError, TopologyError
 if TYPE_CHECKING:  # networkx is imported by to_networkx() only: it is slow to import
     import networkx as nx
 
-__all__ = ["Topology", "check_positive_int"]
+__all__ = ["Topology", "Network", "check_positive_int"]
 
 
 @runtime_checkable
@@ -34,6 +34,43 @@ class Topology(Protocol):
     def distance(self, a: int, b: int) -> int: ...
 
     def to_networkx(self) -> nx.Graph: ...
+
+
+@runtime_checkable
+class Network(Topology, Protocol):
+    """A topology with links: what locality measures, run-time and contention models ask of it.
+
+    Every machine with an interconnect answers these for itself (closed form or vectorised per
+    family, never per pair in Python), so the measures in :mod:`topoalloc.locality` and the
+    models in :mod:`scheduling` ask it instead of switching on its type:
+
+    * ``distance(a, b)`` -- hops between two nodes;
+    * ``hop_sum(nodes)`` -- the sum of ``distance`` over the unordered pairs of a node set;
+    * ``n_links``, ``links()`` -- the links, numbered ``0 .. n_links - 1``, as ``(n_links, 2)``
+      vertex pairs of :meth:`to_networkx`'s graph; ``capacity`` -- each link's capacity;
+    * ``route(a, b)`` -- the link ids a message from ``a`` to ``b`` crosses, by the machine's
+      routing (dimension-ordered on meshes, e-cube on cubes, up and down on trees);
+    * ``link_traffic(nodes)`` -- per link, the messages of one all-to-all round among ``nodes``
+      (one per ordered pair) that cross it;
+    * ``compact_nodes(n)`` -- a most compact placement of ``n`` nodes (least ``hop_sum``): the
+      baseline a placement-dependent run time is compared with.
+    """
+
+    @property
+    def n_links(self) -> int: ...
+
+    @property
+    def capacity(self) -> Any: ...
+
+    def hop_sum(self, nodes: Any) -> float: ...
+
+    def links(self) -> Any: ...
+
+    def route(self, a: int, b: int) -> Any: ...
+
+    def link_traffic(self, nodes: Any) -> Any: ...
+
+    def compact_nodes(self, n: int) -> Any: ...
 
 
 def check_positive_int(value: Any, name: str, *, allow_zero: bool = False) -> int:

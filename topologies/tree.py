@@ -490,15 +490,20 @@ class SwitchTree:
         return float(n * (n - 1) + np.sum(c[1:] * (n - c[1:])))
 
     def link_traffic(self, nodes: Any) -> np.ndarray:
-        """Per link, the number of unordered node pairs of ``nodes`` whose route crosses it
-        (all-to-all, one message per pair): ``n - 1`` on each member's node link,
-        ``c_s (n - c_s)`` on switch ``s``'s uplink. Length :attr:`n_links`. O(N + S log n)."""
+        """Per link, the messages of one all-to-all round among ``nodes`` (distinct ids; every node
+        sends one message to every other, so ``n (n - 1)`` messages) that cross it, both directions
+        counted together: ``2 (n - 1)`` on each member's node link, ``2 c_s (n - c_s)`` on switch
+        ``s``'s uplink. Its sum is twice :meth:`hop_sum`. Length :attr:`n_links`. O(N + S log n).
+
+        >>> SwitchTree.uniform((2, 2)).link_traffic([0, 1, 2]).tolist()
+        [4.0, 4.0, 4.0, 0.0, 4.0, 4.0]
+        """
         a = np.asarray(nodes, dtype=np.int64).ravel()
         c = self.switch_counts(a)
         n = int(c[0])
         out = np.zeros(self.n_links, dtype=np.float64)
-        out[a] = n - 1
-        out[self._size:] = c[1:] * (n - c[1:])
+        out[a] = 2 * (n - 1)
+        out[self._size:] = 2 * c[1:] * (n - c[1:])
         return out
 
     def links(self) -> np.ndarray:
