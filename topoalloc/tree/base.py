@@ -140,6 +140,73 @@ class TreeAllocator(Allocator):
         got = self._choose(r, mask)
         return None if got is None else np.array(got)
 
+    def _plain_state(self) -> bool:
+        """Whether the placement depends on the free mask alone (no :meth:`_taken` state)."""
+        return type(self)._taken is TreeAllocator._taken
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding` on the mask: the successive placements the rule
+        makes while the earlier ones are held are the rule applied to the mask with those
+        placements removed, so they are found without granting and releasing them. Same grant as
+        the generic default; O(N) per placement tried. Allocators with state beyond the free mask
+        use the generic default."""
+        if not self._plain_state():
+            return super().allocate_avoiding(request, avoid)
+        r = self.validate(request)
+        n = r.count if isinstance(r, TreeRequest) else r
+        avoid = np.asarray(avoid, dtype=bool).ravel()
+        if not isinstance(r, TreeRequest) and type(self)._choose_count is TreeAllocator._choose_count:
+            # the lowest-ids rule's successive placements are the free ids n at a time
+            ids = np.flatnonzero(self._is_free)
+            m = len(ids) // n
+            if m == 0:
+                return None
+            groups = ids[: m * n].reshape(m, n)
+            ok = ~avoid[groups].any(axis=1)
+            i = int(ok.argmax())
+            if not ok[i]:
+                return None
+            got = groups[i].copy()
+            self._is_free[got] = False
+            return self._register(r, got, got, n)
+        mask = self._is_free.copy()
+        while int(np.count_nonzero(mask)) >= n:
+            ids = self._choose(r, mask)
+            if ids is None:
+                return None
+            if not avoid[ids].any():
+                self._is_free[ids] = False
+                return self._register(r, ids, ids, n)
+            mask[ids] = False
+        return None
+
+    def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """:meth:`Allocator.earliest_in` by bisection over the distinct ready times: whether a
+        placement exists grows with the free set (every constraint here is a count inside some
+        set of domains), so the earliest feasible time is found with O(log T) :meth:`place_in`
+        calls instead of one per time. Same answer as the generic default."""
+        ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
+        r = self.validate(request)
+        n = r.count if isinstance(r, TreeRequest) else r
+        if n > len(ready):
+            return None
+        times = np.unique(ready)
+        lo = int(np.searchsorted(times, np.partition(ready, n - 1)[n - 1]))  # first time with n ready
+        hi = len(times) - 1
+        last = self.place_in(r, ready <= times[hi])
+        if last is None:
+            return None
+        best = (float(times[hi]), last)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            got = self.place_in(r, ready <= times[mid])
+            if got is None:
+                lo = mid + 1
+            else:
+                hi = mid
+                best = (float(times[mid]), got)
+        return best
+
     # -- the rule -----------------------------------------------------------------------------------
     def _choose(self, request: int | TreeRequest, free: np.ndarray) -> np.ndarray | None:
         """Sorted node ids for a validated ``request`` on the nodes marked in ``free`` (not
