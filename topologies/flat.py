@@ -19,7 +19,9 @@ class Flat:
     """A machine of ``size`` processors with no interconnect geometry (every pair one hop apart).
 
     Requests are processor counts. Used by the topology-independent policies (Ismail, Downey,
-    Nguyen et al.) and, as a forest of power-of-two trees, by the DHC tree.
+    Nguyen et al.) and, as a forest of power-of-two trees, by the DHC tree. It has no links, so it
+    is not a :class:`~topologies.Network` (no hop sums, routes or link traffic): locality measures
+    do not apply to it.
 
     >>> f = Flat(320)
     >>> f.size, f.request_for(17), f.distance(3, 3), f.distance(3, 4)

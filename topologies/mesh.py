@@ -1,19 +1,20 @@
-"""Two-dimensional mesh machine model."""
+"""Two-dimensional mesh machine model: geometry, XY routing and all-to-all link traffic."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .base import check_positive_int, request_int
+from .base import check_positive_int, count_request, request_int
 from .errors import RequestSizeError, RequestTypeError
 
 if TYPE_CHECKING:  # networkx is imported by to_networkx() only: it is slow to import
     import networkx as nx
+    from numpy.typing import ArrayLike
 
 __all__ = ["Mesh"]
 
@@ -25,11 +26,20 @@ class Mesh:
     Any positive sizes are allowed; allocators that need more (2D buddy: a square power of two)
     check for themselves. Requests on a mesh are ``(w, h)`` tuples.
 
+    A :class:`~topologies.Network`: it answers its own hop sums, links, routes and all-to-all link
+    traffic in closed form or vectorised. **Links** are numbered as :meth:`links` says (the
+    horizontal ones row by row, then the vertical ones), each of capacity 1. **Routing** is
+    dimension ordered, XY (Dally & Seitz, "Deadlock-free message routing in multiprocessor
+    interconnection networks", IEEE Trans. Computers C-36(5), 1987): a message travels along its
+    source's row to the destination's column, then along that column.
+
     >>> m = Mesh(4, 3)
     >>> m.size, m.node_id(1, 2), m.coords(9), m.distance(0, 11)
     (12, 9, (1, 2), 5)
     >>> m.request_for(10)
     (4, 3)
+    >>> m.n_links, m.route(0, 6).tolist(), m.hop_sum([0, 1, 5])
+    (17, [0, 1, 11], 4.0)
     """
 
     width: int
@@ -68,6 +78,143 @@ class Mesh:
         ax, ay = self.coords(a)
         bx, by = self.coords(b)
         return abs(ax - bx) + abs(ay - by)
+
+    def distances(self, a: ArrayLike, b: ArrayLike) -> np.ndarray:
+        """Element-wise hop distances between the node-id arrays ``a`` and ``b`` (of one length, or
+        one of length 1), O(n). Ids outside the mesh raise ``ValueError``.
+
+        >>> Mesh(4, 3).distances([0, 0, 5], [11, 0, 6]).tolist()
+        [5, 0, 1]
+        """
+        u, v = node_array(a, self), node_array(b, self)
+        check_pair_range(u, v, self)
+        uy, ux = np.divmod(u, self.width)
+        vy, vx = np.divmod(v, self.width)
+        return np.abs(ux - vx) + np.abs(uy - vy)
+
+    # -- the Network protocol: links, routes, traffic ----------------------------------------
+    @property
+    def n_links(self) -> int:
+        """Number of links: ``H (W - 1)`` horizontal and ``(H - 1) W`` vertical ones."""
+        return self.height * (self.width - 1) + (self.height - 1) * self.width
+
+    @property
+    def capacity(self) -> np.ndarray:
+        """Each link's capacity (read-only, all ones: every link carries one message at a time)."""
+        out = np.ones(self.n_links)
+        out.flags.writeable = False
+        return out
+
+    def hop_sum(self, nodes: ArrayLike) -> float:
+        """Sum of the hop distances over the unordered pairs of ``nodes`` (distinct ids; a repeated
+        id counts as one more node, at distance 0 from its copy).
+
+        Manhattan distance splits by coordinate, and the sum of ``|x_i - x_j|`` over the pairs is
+        ``sum_i x_(i) (2i - n + 1)`` over the sorted coordinates (O(n log n)); when the nodes are
+        many next to ``W + H`` it is computed from the count of each coordinate instead, O(n + W + H).
+        No pairwise loop. Ids outside the mesh raise ``ValueError``.
+
+        >>> Mesh(8, 8).hop_sum([0, 1, 8, 9])    # a 2 x 2 square: 4 pairs at 1 hop, 2 at 2
+        8.0
+        """
+        a = node_array(nodes, self)
+        n = len(a)
+        if n < 2:
+            check_range(a, self)
+            return 0.0
+        y, x = np.divmod(a, self.width)
+        if n * 4 > self.width + self.height:  # counts per coordinate: O(n + W + H), no sort
+            try:
+                cy = np.bincount(y)
+            except ValueError:  # a negative id
+                raise outside_error(a, self) from None
+            if len(cy) > self.height:
+                raise outside_error(a, self)
+            return _pair_sum_counts(np.bincount(x)) + _pair_sum_counts(cy)
+        sy = np.sort(y)
+        if sy[0] < 0 or sy[-1] >= self.height:
+            raise outside_error(a, self)
+        return _pair_sum_sorted(np.sort(x)) + _pair_sum_sorted(sy)
+
+    def links(self) -> np.ndarray:
+        """Every link as a row ``(u, v)``, ``u < v``, in link-id order: the horizontal links
+        ``(x, y)-(x + 1, y)`` row by row (id ``y (W - 1) + x``), then the vertical ones
+        ``(x, y)-(x, y + 1)`` (id ``H (W - 1) + y W + x``). Shape ``(n_links, 2)``.
+
+        >>> Mesh(3, 2).links().tolist()
+        [[0, 1], [1, 2], [3, 4], [4, 5], [0, 3], [1, 4], [2, 5]]
+        """
+        W, H = self.width, self.height
+        hy, hx = np.divmod(np.arange(H * (W - 1)), max(W - 1, 1))
+        h = hy * W + hx
+        v = np.arange((H - 1) * W)
+        return np.concatenate([np.stack([h, h + 1], 1), np.stack([v, v + W], 1)]).astype(np.int64)
+
+    def route(self, a: int, b: int) -> np.ndarray:
+        """The link ids a message from node ``a`` to node ``b`` crosses under XY routing, in order:
+        along ``a``'s row to ``b``'s column, then along that column. ``distance(a, b)`` links.
+
+        >>> Mesh(4, 3).route(7, 8).tolist()     # (3, 1) -> (0, 2): three links left, one up
+        [5, 4, 3, 13]
+        """
+        (ax, ay), (bx, by) = self.coords(a), self.coords(b)
+        W = self.width
+        xs = np.arange(ax, bx) if bx >= ax else np.arange(ax - 1, bx - 1, -1)  # link x joins x and x + 1
+        ys = np.arange(ay, by) if by >= ay else np.arange(ay - 1, by - 1, -1)
+        return np.concatenate([ay * (W - 1) + xs, self.height * (W - 1) + ys * W + bx]).astype(np.int64)
+
+    def link_traffic(self, nodes: ArrayLike) -> np.ndarray:
+        """Per link (:meth:`links` order), the messages of one all-to-all round among ``nodes``
+        (distinct ids; one message per ordered pair, ``n (n - 1)`` in all) that cross it under XY
+        routing, both directions counted together. Its sum is twice :meth:`hop_sum`.
+
+        Counted, not routed: the horizontal link ``x..x+1`` of row ``y`` carries the messages of
+        the row's nodes at or left of ``x`` to every node right of ``x`` (any row: the message turns
+        in the destination's column), and back; the vertical link ``y..y+1`` of column ``x``
+        carries the messages to the column's nodes above ``y`` from every node at or below row
+        ``y``, and back. Prefix sums of a count grid: O(W H) vectorised, int64.
+
+        >>> Mesh(3, 1).link_traffic([0, 1, 2]).tolist()
+        [4, 4]
+        """
+        a = node_array(nodes, self)
+        W, H = self.width, self.height
+        try:
+            grid = np.bincount(a, minlength=W * H)
+        except ValueError:  # a negative id
+            raise outside_error(a, self) from None
+        if len(grid) > W * H:
+            raise outside_error(a, self)
+        grid = grid.reshape(H, W)
+        n = len(a)
+        # horizontal: row y's nodes at or left of x, and the job's nodes (any row) at or left of x
+        per_row, per_col = grid.sum(axis=1), grid.sum(axis=0)
+        row_left = np.cumsum(grid, axis=1)[:, :-1]
+        left = np.cumsum(per_col)[:-1]
+        horiz = row_left * (n - left) + (per_row[:, None] - row_left) * left
+        # vertical: column x's nodes at or below y, and the job's nodes (any column) at or below y
+        col_below = np.cumsum(grid, axis=0)[:-1, :]
+        below = np.cumsum(per_row)[:-1, None]
+        vert = (per_col - col_below) * below + col_below * (n - below)
+        return np.concatenate([horiz.ravel(), vert.ravel()]).astype(np.int64, copy=False)
+
+    def compact_nodes(self, n: int) -> np.ndarray:
+        """The most compact placement of ``n`` nodes, the baseline a placement is compared with:
+        rows of ``a = max(ceil(sqrt(n)), ceil(n / height))`` nodes (at most the mesh width) from the
+        corner, the last row partly filled -- a near-square, the shape a contiguous allocator would
+        give a near-square request. (For ``n = w h`` with a very elongated ``w x h``, the
+        near-square is more compact than the request's own shape, which is the point of the
+        baseline.) A processor count outside ``1 .. size`` raises
+        :class:`~topologies.RequestSizeError` / :class:`~topologies.RequestTypeError`. O(n).
+
+        >>> Mesh(8, 8).compact_nodes(6).tolist()
+        [0, 1, 2, 8, 9, 10]
+        """
+        if type(n) is not int or not 0 < n <= self.size:
+            n = count_request(n, self.size, f"the {self.width}x{self.height} mesh")
+        a = min(self.width, max(math.isqrt(n - 1) + 1, -(-n // self.height)))
+        i = np.arange(n, dtype=np.int64)
+        return (i // a) * self.width + i % a
 
     def to_networkx(self) -> nx.Graph:
         """The mesh as a networkx grid graph, relabelled to the integer node ids."""
@@ -123,3 +270,55 @@ class Mesh:
         if h > self.height:
             h, w = self.height, -(-n // self.height)
         return (w, h)
+
+
+# -- node-id arrays, shared by the machines with links ------------------------------------------
+_INT64 = np.dtype(np.int64)
+
+
+def node_array(nodes: ArrayLike, machine: Any) -> np.ndarray:
+    """``nodes`` as a flat int64 array (an empty sequence allowed); ``TypeError`` unless integers.
+    The range is checked by the caller (cheaply, from what it computes anyway)."""
+    if type(nodes) is np.ndarray and nodes.dtype is _INT64 and nodes.ndim == 1:
+        return nodes
+    a = np.asarray(nodes)
+    if a.dtype.kind not in "iu":
+        if a.size:
+            raise TypeError(f"node ids of {machine!r} must be integers, got {a.dtype} values "
+                            f"{a.ravel()[:4].tolist()!r}")
+        a = a.astype(np.int64)
+    return a.astype(np.int64, copy=False).ravel()
+
+
+def outside_error(a: np.ndarray, machine: Any) -> ValueError:
+    """The error naming the first id of ``a`` outside ``machine``."""
+    bad = a[(a < 0) | (a >= machine.size)]
+    return ValueError(f"node id {int(bad[0])} is outside {machine!r} (ids 0..{machine.size - 1})")
+
+
+def check_range(a: np.ndarray, machine: Any) -> None:
+    """``ValueError`` naming the first id of ``a`` outside ``machine``, if any. O(n)."""
+    if a.size and int(a.view(np.uint64).max()) >= machine.size:  # a negative id is a huge unsigned one
+        raise outside_error(a, machine)
+
+
+def check_pair_range(u: np.ndarray, v: np.ndarray, machine: Any) -> None:
+    """:func:`check_range` of two id arrays in one reduction (their element-wise unsigned maximum)."""
+    if u.size and v.size and int(np.maximum(u.view(np.uint64), v.view(np.uint64)).max()) >= machine.size:
+        raise outside_error(np.concatenate([u, v]), machine)
+
+
+def _pair_sum_sorted(s: np.ndarray) -> float:
+    """``sum_{i<j} |v_i - v_j|`` of the sorted values ``s``: ``sum_i s_i (2i - n + 1)``."""
+    n = len(s)
+    return float(s.astype(np.float64) @ (2.0 * np.arange(n) - (n - 1)))
+
+
+def _pair_sum_counts(c: np.ndarray) -> float:
+    """``sum_{i<j} |v_i - v_j|`` from the counts ``c[v]`` of each value: ``sum_b c_b (b C_b - S_b)``
+    with ``C_b``, ``S_b`` the count and sum of the values below ``b``."""
+    c = c.astype(np.float64)
+    v = np.arange(len(c), dtype=np.float64)
+    below = np.cumsum(c) - c
+    below_sum = np.cumsum(c * v) - c * v
+    return float(c @ (v * below - below_sum))

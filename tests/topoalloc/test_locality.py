@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from topoalloc import FirstFit, MetricNotApplicableError, NodeSetError, locality
-from topologies import Flat, Hypercube, Mesh, Submesh
+from topologies import Flat, Hypercube, Mesh, Network, RequestSizeError, RequestTypeError, Submesh
 
 
 @st.composite
@@ -273,3 +273,183 @@ def test_bad_parameters_are_named():
         locality.compact_nodes(Mesh(4, 4), 17)
     with pytest.raises(NodeSetError, match="free mask has 3 entries"):
         locality.free_fragments(Mesh(2, 2), [True, False, True])
+
+
+# -- the Network protocol of Mesh and Hypercube ---------------------------------------------------
+def _machines():
+    return [Mesh(1, 1), Mesh(1, 4), Mesh(4, 1), Mesh(3, 2), Mesh(5, 4), Hypercube(0), Hypercube(1), Hypercube(3),
+            Hypercube(4)]
+
+
+@pytest.mark.parametrize("topo", _machines(), ids=repr)
+def test_mesh_and_cube_are_networks_whose_links_and_routes_are_the_graphs(topo):
+    assert isinstance(topo, Network) and locality.applies(topo)
+    g = topo.to_networkx()
+    ends = topo.links()
+    assert ends.shape == (topo.n_links, 2) == (g.number_of_edges(), 2)
+    assert {tuple(e) for e in ends.tolist()} == {tuple(sorted(e)) for e in g.edges}
+    cap = topo.capacity
+    assert cap.shape == (topo.n_links,) and (cap == 1).all() and not cap.flags.writeable
+    hops = dict(nx.all_pairs_shortest_path_length(g))
+    for a in range(topo.size):
+        for b in range(topo.size):
+            route = topo.route(a, b)
+            assert len(route) == hops[a][b] == topo.distance(a, b)  # a shortest path...
+            walk = [a]
+            for link in route.tolist():  # ...of consecutive links from a to b
+                u, v = ends[link].tolist()
+                assert walk[-1] in (u, v)
+                walk.append(v if walk[-1] == u else u)
+            assert walk[-1] == b
+            assert [tuple(ends[i]) for i in route.tolist()] == _route(topo, a, b)  # XY / e-cube order
+
+
+def test_flat_is_not_a_network():
+    assert not isinstance(Flat(8), Network) and not locality.applies(Flat(8))
+
+
+@settings(max_examples=120, deadline=None)
+@given(node_sets())
+def test_link_traffic_and_hop_sum_by_brute_force_over_the_ordered_pairs(case):
+    topo, nodes = case
+    want = np.zeros(topo.n_links, dtype=np.int64)
+    for s in nodes.tolist():
+        for d in nodes.tolist():
+            if s != d:
+                np.add.at(want, topo.route(s, d), 1)
+    got = topo.link_traffic(nodes)
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+    pair_sum = sum(topo.distance(a, b) for a, b in itertools.combinations(nodes.tolist(), 2))
+    assert topo.hop_sum(nodes) == pair_sum and topo.hop_sum(nodes[::-1]) == pair_sum
+    assert got.sum() == 2 * pair_sum
+    pairs = np.array(list(itertools.product(nodes.tolist(), repeat=2)), dtype=np.int64).reshape(-1, 2)
+    assert topo.distances(pairs[:, 0], pairs[:, 1]).tolist() == [topo.distance(a, b) for a, b in pairs.tolist()]
+
+
+@pytest.mark.parametrize("topo", [Mesh(6, 6), Mesh(9, 4), Mesh(1, 5), Hypercube(5)], ids=repr)
+def test_the_topology_answers_the_compact_baseline(topo):
+    for n in range(1, topo.size + 1):
+        own = topo.compact_nodes(n)
+        assert own.tolist() == locality.compact_nodes(topo, n).tolist() and len(set(own.tolist())) == n
+    with pytest.raises(RequestSizeError, match=str(topo.size + 1)):
+        topo.compact_nodes(topo.size + 1)
+    with pytest.raises(RequestTypeError):
+        topo.compact_nodes(2.0)
+
+
+@pytest.mark.parametrize("topo,bad", [(Mesh(4, 3), 12), (Mesh(4, 3), -1), (Hypercube(3), 8), (Hypercube(3), -3)],
+                         ids=repr)
+def test_protocol_methods_name_an_id_outside_the_machine(topo, bad):
+    for call in (lambda: topo.hop_sum([0, bad]), lambda: topo.hop_sum([bad] + list(range(topo.size - 1))),
+                 lambda: topo.link_traffic([0, bad]), lambda: topo.distances([0, 1], [bad, 0]),
+                 lambda: topo.route(0, bad)):
+        with pytest.raises(ValueError, match=f"node id {bad} is outside"):
+            call()
+    with pytest.raises(TypeError, match="integers"):
+        topo.hop_sum([0.5, 1.0])
+
+
+def test_hop_sum_takes_both_mesh_paths():
+    """Few nodes next to W + H sort their coordinates; many count them: the two agree."""
+    mesh = Mesh(40, 3)
+    nodes = np.array([0, 41, 119, 7, 80])  # 5 * 4 <= 43: the sorting path
+    assert 5 * 4 <= mesh.width + mesh.height
+    brute = sum(mesh.distance(a, b) for a, b in itertools.combinations(nodes.tolist(), 2))
+    assert mesh.hop_sum(nodes) == brute
+    many = np.arange(0, 120, 7)  # 18 * 4 > 43: the counting path
+    assert mesh.hop_sum(many) == sum(mesh.distance(a, b) for a, b in itertools.combinations(many.tolist(), 2))
+
+
+class _Ring:
+    """A bidirectional ring of ``size`` nodes, written only to the :class:`~topologies.Network` protocol
+    (pair by pair: small machines only): the measures must work on it without knowing its type."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def request_for(self, n):
+        return n
+
+    def validate_request(self, request):
+        return request
+
+    def request_size(self, request):
+        return request
+
+    def distance(self, a, b):
+        d = abs(a - b)
+        return min(d, self.size - d)
+
+    def to_networkx(self):
+        return nx.cycle_graph(self.size)
+
+    @property
+    def n_links(self):
+        return self.size
+
+    @property
+    def capacity(self):
+        return np.ones(self.size)
+
+    def hop_sum(self, nodes):
+        return float(sum(self.distance(a, b) for a, b in itertools.combinations(list(nodes), 2)))
+
+    def links(self):
+        i = np.arange(self.size)
+        return np.sort(np.stack([i, (i + 1) % self.size], 1), axis=1)
+
+    def route(self, a, b):  # the shorter way round, clockwise on a tie; link i joins i and i + 1
+        fwd = (b - a) % self.size
+        if fwd <= self.size - fwd:
+            return np.array([(a + k) % self.size for k in range(fwd)], dtype=np.int64)
+        return np.array([(a - k - 1) % self.size for k in range(self.size - fwd)], dtype=np.int64)
+
+    def link_traffic(self, nodes):
+        out = np.zeros(self.size, dtype=np.int64)
+        for s in list(nodes):
+            for d in list(nodes):
+                if s != d:
+                    np.add.at(out, self.route(s, d), 1)
+        return out
+
+    def compact_nodes(self, n):
+        return np.arange(n)
+
+
+def test_a_new_network_gets_the_measures_without_extending_them():
+    ring = _Ring(8)
+    assert locality.applies(ring)
+    assert locality.mean_hops(ring, [0, 1, 4]) == pytest.approx((1 + 4 + 3) / 3)
+    assert locality.job_links(ring, [0, 2]).tolist() == [True, True] + [False] * 6
+    assert locality.link_load(ring, [[0, 2], [1, 3]]).tolist() == [1, 2, 1, 0, 0, 0, 0, 0]
+    assert locality.max_link_load(ring, [[0, 2], [1, 3], [5]]).tolist() == [2, 2, 0]
+    assert locality.busiest_link(ring, [[0, 2], [1, 3]]).tolist() == [4.0, 4.0]
+    assert locality.compact_nodes(ring, 3).tolist() == [0, 1, 2]
+    assert locality.components(ring, [0, 1, 7, 4]) == 2  # 7-0-1 joined round the ring
+    assert locality.pattern_hops(ring, [0, 1, 2, 3], "nearest-neighbour") == 2 * (1 + 1 + 2 + 2)
+    with pytest.raises(MetricNotApplicableError, match="bbox"):
+        locality.bbox(ring, [0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_flow_load_and_busiest_link_on_unit_links_count_messages(data):
+    topo, a = data.draw(node_sets())
+    b = np.array(data.draw(st.lists(st.integers(0, topo.size - 1), min_size=1, unique=True, max_size=topo.size)))
+    traffic = [topo.link_traffic(a), topo.link_traffic(b)]
+    flow = locality.flow_load(topo, [a, b])
+    assert np.array_equal(flow, traffic[0] + traffic[1])
+    for t, peak in zip(traffic, locality.busiest_link(topo, [a, b]), strict=True):
+        assert peak == (flow[t > 0].max() if (t > 0).any() else 0.0)
+
+
+def test_cube_distances_without_numpys_bit_count(monkeypatch):
+    """numpy < 2 has no bitwise_count: the bit loop gives the same distances."""
+    import topologies.hypercube as hypercube
+
+    cube = Hypercube(5)
+    a, b = np.arange(32), np.arange(32)[::-1]
+    want = cube.distances(a, b).tolist()
+    monkeypatch.setattr(hypercube, "_bitwise_count", None)
+    assert cube.distances(a, b).tolist() == want == [cube.distance(u, v) for u, v in zip(a, b, strict=True)]
+    assert Hypercube(0).distances([0], [0]).tolist() == [0]
