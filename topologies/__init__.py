@@ -14,6 +14,16 @@ from .hypercube import MAX_CUBE_DIM, Hypercube
 from .mesh import Mesh
 from .regions import Subcube, Submesh
 from .tree import MAX_TREE_NODES, SwitchTree
+from .tree_files import (
+    SlurmBlocks,
+    TreeFileError,
+    read_node_labels_csv,
+    read_slurm_block_conf,
+    read_slurm_block_yaml,
+    read_slurm_topology_conf,
+    read_slurm_topology_yaml,
+    read_tree_file,
+)
 from .tree_request import TreeRequest
 
 __all__ = [
@@ -26,6 +36,14 @@ __all__ = [
     "SwitchTree",
     "TreeRequest",
     "MAX_TREE_NODES",
+    "TreeFileError",
+    "SlurmBlocks",
+    "read_tree_file",
+    "read_slurm_topology_conf",
+    "read_slurm_topology_yaml",
+    "read_slurm_block_conf",
+    "read_slurm_block_yaml",
+    "read_node_labels_csv",
     "Submesh",
     "Subcube",
     "MAX_CUBE_DIM",

@@ -26,6 +26,10 @@ __all__ = ["SwitchTree", "MAX_TREE_NODES"]
 
 #: Largest supported tree (nodes); the per-node arrays stay a few hundred MB at most.
 MAX_TREE_NODES = 1 << 24
+#: Budget of :meth:`SwitchTree.compact_nodes`'s exact programme on unbalanced trees: (min, +) element
+#: steps (about 5e8 a second) and stored choices (4 bytes each); beyond either, the greedy rule.
+COMPACT_EXACT_WORK = 2_000_000_000
+COMPACT_EXACT_MEMORY = 50_000_000
 _VIRTUAL_ROOT = ""
 
 
@@ -69,7 +73,7 @@ class SwitchTree:
 
     __slots__ = ("_size", "levels", "switch_names", "node_names", "parent", "depth", "first", "stop",
                  "children", "is_leaf", "leaf_of", "node_depth", "height", "capacity", "virtual_root",
-                 "_level_index", "_domains", "_key", "_leaf_ids", "_uplink_cap", "source")
+                 "_level_index", "_domains", "_key", "_leaf_ids", "_uplink_cap", "source", "_uniform")
 
     #: What a request on this topology is (for error messages).
     request_kind: ClassVar[str] = "a node count or a TreeRequest"
@@ -186,6 +190,7 @@ class SwitchTree:
         self.virtual_root = bool(virtual_root)
         self.source = source
         self._domains: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._uniform: tuple[int, ...] | None | bool = False  # False: not computed yet
         self._key = (tuple(parent), tuple(counts), self.levels, self.switch_names, self.node_names,
                      tuple(cap[1:].tolist()), self.virtual_root)
 
@@ -535,15 +540,55 @@ class SwitchTree:
         return np.array(up + down[::-1], dtype=np.int64)
 
     def compact_nodes(self, n: int) -> np.ndarray:
-        """A placement of ``n`` nodes of least total pairwise distance: inside the smallest subtree
-        that holds ``n`` nodes (the deepest such switch), whole child subtrees taken largest first,
-        the last one partly, recursively. Exact on balanced trees (every depth's pairs are as
-        concentrated as they can be); on unbalanced trees a greedy baseline. O(S log S).
+        """A placement of ``n`` nodes of least total pairwise distance (least :meth:`hop_sum`).
+
+        :meth:`hop_sum` is ``n (n - 1)`` plus, over the non-root switches, ``c_s (n - c_s)`` for the
+        ``c_s`` chosen nodes below ``s``. On a balanced tree (:meth:`uniform`, :meth:`fat_tree`) the
+        greedy rule is exact and O(S log S): inside the smallest subtree that holds ``n`` nodes,
+        whole child subtrees, the last one partly, recursively (each depth's pairs as concentrated
+        as they can be). On other trees, where that greedy can be far off (the smallest subtree may
+        be deep and split while a shallower one holds the nodes under one switch), a dynamic
+        programme over the tree: for each switch and each ``k <= min(n, its nodes)`` the least cost
+        of ``k`` nodes below it, children merged by (min, +) convolution, so O(sum over merges of
+        the two sides' lengths, each at most ``n + 1``) <= O(N n) time and memory for the choices.
+        Ties go to the lowest node ids of each leaf switch and, between children, to the earlier.
+        A programme that would exceed :data:`COMPACT_EXACT_WORK` steps (a few seconds) or
+        :data:`COMPACT_EXACT_MEMORY` stored choices (very large unbalanced trees with large ``n``)
+        falls back to the greedy rule, then only a baseline.
 
         >>> SwitchTree.uniform((3, 4)).compact_nodes(6).tolist()
         [0, 1, 2, 3, 4, 5]
+        >>> t = SwitchTree.from_switches({"top": ["big", "a"], "a": ["a1", "a2", "a3", "a4"]},
+        ...     {"big": ["p", "q", "r", "s", "t", "u"], "a1": ["w"], "a2": ["x"], "a3": ["y"], "a4": ["z"]})
+        >>> t.compact_nodes(3).tolist(), t.hop_sum([0, 1, 2]), t.hop_sum([6, 7, 8])  # not the smallest subtree
+        ([0, 1, 2], 6.0, 12.0)
         """
         n = count_request(n, self._size, f"a {self._size}-node tree")
+        if self._uniform_counts() is not None or not self._exact_affordable(n):
+            return self._compact_greedy(n)
+        return self._compact_exact(n)
+
+    def _exact_affordable(self, n: int) -> bool:
+        """Whether the dynamic programme of :meth:`compact_nodes` stays within
+        :data:`COMPACT_EXACT_WORK` element steps and :data:`COMPACT_EXACT_MEMORY` stored choices."""
+        sizes = (self.stop - self.first).tolist()
+        work = memory = 0
+        for s in range(self.n_switches):
+            kids = self.children[s]
+            if not kids:
+                continue
+            acc = min(sizes[kids[0]], n) + 1
+            for c in kids[1:]:
+                b = min(sizes[c], n) + 1
+                length = min(acc + b - 1, n + 1)
+                work += min(acc, b) * length
+                memory += length
+                acc = length
+            if work > COMPACT_EXACT_WORK or memory > COMPACT_EXACT_MEMORY:
+                return False
+        return True
+
+    def _compact_greedy(self, n: int) -> np.ndarray:
         sizes = self.stop - self.first
         fits = np.flatnonzero(sizes >= n)
         s = int(fits[np.lexsort((-self.depth[fits], sizes[fits]))[0]])
@@ -566,6 +611,43 @@ class SwitchTree:
                     break
             else:
                 break
+        return np.sort(np.concatenate(out))
+
+    def _compact_exact(self, n: int) -> np.ndarray:
+        S = self.n_switches
+        sizes = (self.stop - self.first).tolist()
+        best: list[np.ndarray | None] = [None] * S  # best[s][k]: least cost of k nodes strictly inside s
+        splits: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(S)]  # per merge: (child, its share)
+        for s in range(S - 1, -1, -1):  # children have larger ids than their parent
+            if self.is_leaf[s]:
+                best[s] = np.zeros(min(sizes[s], n) + 1, dtype=np.int64)
+                continue
+            acc: np.ndarray | None = None
+            for c in self.children[s]:
+                fc = best[c]
+                best[c] = None
+                k = np.arange(len(fc), dtype=np.int64)
+                gc = fc + k * (n - k)  # the child's uplink carries c_k (n - c_k) pairs
+                if acc is None:
+                    acc = gc
+                    splits[s].append((c, k))
+                    continue
+                acc, share = _min_plus(acc, gc, n + 1)
+                splits[s].append((c, share.astype(np.int32)))
+            best[s] = acc
+        out: list[np.ndarray] = []
+        stack = [(0, n)]
+        while stack:
+            s, k = stack.pop()
+            if not k:
+                continue
+            if self.is_leaf[s]:
+                out.append(np.arange(self.first[s], self.first[s] + k, dtype=np.int64))
+                continue
+            for c, share in reversed(splits[s]):
+                kc = int(share[k])
+                stack.append((c, kc))
+                k -= kc
         return np.sort(np.concatenate(out))
 
     def leaf_switches_spanned(self, nodes: Any) -> int:
@@ -655,15 +737,27 @@ class SwitchTree:
         return f"SwitchTree({self._size} nodes, {len(self._leaf_ids)} leaf switches, levels={self.levels!r})"
 
     def _uniform_counts(self) -> tuple[int, ...] | None:
+        """The level list of a balanced tree (every switch of a depth with as many children, every
+        leaf switch at the same depth with as many nodes), else ``None``. O(S) once, then cached."""
+        if self._uniform is False:
+            self._uniform = self._find_uniform_counts()
+        return self._uniform  # type: ignore[return-value]
+
+    def _find_uniform_counts(self) -> tuple[int, ...] | None:
         counts = []
         s = 0
         while not self.is_leaf[s]:
             counts.append(len(self.children[s]))
             s = self.children[s][0]
         counts.append(int(self.stop[s] - self.first[s]))
-        if math.prod(counts) != self._size or len(self._leaf_ids) != math.prod(counts[:-1]):
+        leaf_depth = len(counts) - 1
+        if np.any(self.depth[self._leaf_ids] != leaf_depth):
             return None
-        if np.any(self.depth[self._leaf_ids] != len(counts) - 1):
+        if np.any(self.stop[self._leaf_ids] - self.first[self._leaf_ids] != counts[-1]):
+            return None
+        fan_out = np.array([len(c) for c in self.children], dtype=np.int64)
+        inner = ~self.is_leaf
+        if np.any(fan_out[inner] != np.asarray(counts[:-1], dtype=np.int64)[self.depth[inner]]):
             return None
         return tuple(counts)
 
@@ -674,6 +768,30 @@ class SwitchTree:
         if u is not None:
             return "tree:" + "x".join(map(str, u))
         return f"tree:{self.source}" if self.source else f"tree:{self._size}-nodes"
+
+
+def _min_plus(a: np.ndarray, b: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """``out[t] = min_j a[t - j] + b[j]`` for ``t < limit`` and the ``j`` reaching it (the first one
+    on ties, scanning ``j`` upwards). One numpy pass per entry of the shorter array."""
+    length = min(len(a) + len(b) - 1, limit)
+    out = np.full(length, np.iinfo(np.int64).max, dtype=np.int64)
+    share = np.zeros(length, dtype=np.int64)
+    if len(b) <= len(a):
+        for j in range(min(len(b), length)):
+            m = min(len(a), length - j)
+            cand = a[:m] + b[j]
+            better = cand < out[j:j + m]
+            out[j:j + m][better] = cand[better]
+            share[j:j + m][better] = j
+    else:
+        ts = np.arange(length, dtype=np.int64)
+        for i in reversed(range(min(len(a), length))):  # the largest share of a first: ties to the least j
+            m = min(len(b), length - i)
+            cand = b[:m] + a[i]
+            better = cand < out[i:i + m]
+            out[i:i + m][better] = cand[better]
+            share[i:i + m][better] = ts[i:i + m][better] - i
+    return out, share
 
 
 def _rebuild(parent, counts, levels, switch_names, node_names, caps, virtual_root, source) -> SwitchTree:
