@@ -7,5 +7,6 @@ questions backfilling asks (:class:`TreeAllocator`).
 
 from .base import TreeAllocator, free_per_domain
 from .first_free import FirstFree
+from .slurm_block import BlockSizesError, SlurmBlock, SlurmBlockOracle
 
-__all__ = ["TreeAllocator", "free_per_domain", "FirstFree"]
+__all__ = ["TreeAllocator", "free_per_domain", "FirstFree", "SlurmBlock", "SlurmBlockOracle", "BlockSizesError"]

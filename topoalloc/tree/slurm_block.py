@@ -1,0 +1,605 @@
+"""Slurm's ``topology/block`` placement: base blocks aggregated into aligned blocks of 2^k."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from topologies import SwitchTree, TreeRequest
+from topologies._validate import is_int, shown
+
+from ..errors import AllocatorParameterError
+from .base import TreeAllocator, free_per_domain
+
+__all__ = ["SlurmBlock", "SlurmBlockOracle", "BlockSizesError", "DEFAULT_BLOCK_SIZES", "MAX_BLOCK_LEVEL"]
+
+#: Slurm's aggregated block levels when ``BlockSizes`` is not set: 1, 2, 4, 8 and 16 base blocks
+#: (``block_record.c``: ``bit_nset(ctx->block_levels, 0, 4)``).
+DEFAULT_BLOCK_SIZES = (1, 2, 4, 8, 16)
+#: The largest block level Slurm accepts, ``2**15`` base blocks (``MAX_BLOCK_LEVELS`` is 16).
+MAX_BLOCK_LEVEL = 15
+
+_BIG = np.iinfo(np.int64).max
+
+
+class BlockSizesError(AllocatorParameterError):
+    """``block_sizes`` or ``base_size`` that Slurm's ``BlockSizes`` would refuse; the message names
+    the value."""
+
+
+class _Plan(NamedTuple):
+    """How a piece of ``r`` nodes is placed: ``bpb`` base blocks per aligned block (the machine's
+    count when ``machine``), ``starts`` the first base block of each aligned block; ``bpl`` base
+    blocks per lower-level block (llblock), at most ``max_ll`` of them used when ``use_ll``;
+    ``ll_starts``, ``llpb`` (llblocks per block) and ``pad`` lay the llblocks out per block."""
+
+    bpb: int
+    starts: np.ndarray
+    machine: bool
+    bpl: int
+    max_ll: int
+    use_ll: bool
+    ll_starts: np.ndarray
+    llpb: int
+    pad: int
+
+
+def _check_block_sizes(block_sizes: Any) -> tuple[int, ...]:
+    """``block_sizes`` as a tuple starting with 1 (the base block, always a level in Slurm)."""
+    if isinstance(block_sizes, np.ndarray) and block_sizes.ndim == 1:
+        block_sizes = block_sizes.tolist()
+    if isinstance(block_sizes, (str, bytes)) or not isinstance(block_sizes, Sequence):
+        raise BlockSizesError(f"block_sizes must be a sequence of block sizes in base blocks (powers of two), "
+                              f"got {shown(block_sizes)}")
+    if not block_sizes:
+        raise BlockSizesError("block_sizes must name at least one block size, got an empty sequence")
+    out: list[int] = []
+    for s in block_sizes:
+        if not is_int(s) or int(s) < 1 or int(s) & (int(s) - 1):
+            raise BlockSizesError(f"block size {shown(s)} is not a power of two >= 1 (in base blocks)")
+        s = int(s)
+        if s > 1 << MAX_BLOCK_LEVEL:
+            raise BlockSizesError(f"block size {s} is larger than Slurm's largest level, {1 << MAX_BLOCK_LEVEL} "
+                                  f"base blocks")
+        if out and s <= out[-1]:
+            raise BlockSizesError(f"block size {s} does not follow {out[-1]}: block_sizes must be increasing, "
+                                  f"got {tuple(block_sizes)!r}")
+        out.append(s)
+    return tuple(out) if out[0] == 1 else (1, *out)
+
+
+class SlurmBlock(TreeAllocator):
+    """Slurm's ``topology/block`` plugin: jobs inside the smallest aggregated block that can hold
+    them, the best-fitting such block, base blocks taken best fit inside it.
+
+    Sources: the plugin's placement, ``src/plugins/topology/block/eval_nodes_block.c`` in
+    ``SchedMD/slurm`` (``eval_nodes_block``, ``_get_block_level``, ``_choose_best_bblock``); its
+    configuration, ``block_record.c`` (``_read_topo_file``, ``_list_to_bitmap``,
+    ``block_record_validate``); the documentation, ``doc/html/topology.shtml`` ("Block Topology",
+    ``--segment``) and the ``BlockSizes`` entries of ``topology.conf(5)`` and ``topology.yaml(5)``.
+
+    **The machine.** The leaf switches of the tree, in node order, are Slurm's base blocks
+    (``BlockName=...`` lines of ``topology.conf``, in file order): on
+    ``SwitchTree.uniform((18, 72), names=("block", "node"))`` the 18 racks. On a deeper tree the
+    leaf switches are still the base blocks and the switches above them are ignored: blocks are
+    aggregated by position, 2^k consecutive base blocks, as Slurm does (it knows no other
+    structure). ``block_sizes`` (``BlockSizes``) are the enforced aggregation levels in base blocks;
+    the base block (1) is always one. ``base_size`` is the *planning base block size* in nodes
+    (``BlockSizes``' first value in Slurm). :meth:`from_node_sizes` takes ``BlockSizes`` in nodes,
+    as ``topology.conf`` writes it.
+
+    **The rule** for a piece of ``r`` nodes (the job, or one segment):
+
+    1. *Level* (``_get_block_level``): ``m = ceil(r / base_size)`` base blocks are needed; the
+       block level is the smallest configured one of at least ``m`` base blocks, or the whole
+       machine if none is. The lower-level blocks (llblocks) are those of the largest configured
+       level below ``ceil(log2 m)``, and the piece may use at most ``ceil(r / llblock nodes)`` of
+       them -- a limit that only bites when ``block_sizes`` skips a power of two (with the default
+       levels a block is exactly that many llblocks).
+    2. *Block*: among the aligned blocks of that level (base blocks ``i b .. (i + 1) b - 1``, the
+       last one possibly short) whose free nodes -- or, under the llblock limit, whose fullest
+       allowed llblocks' free nodes -- reach ``r``, the one with the fewest free nodes, "to
+       minimize fragmentation" (Slurm's comment); the last in order on ties (Slurm keeps a later
+       block on equal counts, ``bnc <= block_node_cnt``). None: no placement.
+    3. *Base blocks* (``_choose_best_bblock``, repeated until ``r`` nodes are taken): prefer a
+       base block in an llblock already used; then one whose llblock holds the rest (the one with
+       the fewest free nodes), else the fullest llblock; then a base block that holds the rest,
+       the one with the fewest free nodes, else the fullest; the last in order on ties. A chosen
+       base block gives its lowest free ids. With no llblock limit only the base-block comparison
+       applies: the fullest base blocks are taken whole until one holds the rest, and the rest
+       goes to the smallest base block that holds it.
+
+    **Segments** (``TreeRequest(count, segment=S)``, ``--segment=S``): the rule is applied to ``S``
+    nodes at a time, ``count / S`` times, each on the nodes the earlier segments left (Slurm's
+    ``next_segment`` loop); the request fails if one segment does. A segment of at most
+    ``base_size`` nodes lies inside one base block; a larger one inside one aligned block of its
+    level (Slurm computes the level from the segment size) -- not inside one base block, the
+    meaning :class:`~topologies.TreeRequest` gives ``segment`` on other allocators. Segments need
+    not share a block (Slurm's documentation: "no requirement would be placed on all segments for
+    a job needing to be placed within the same higher-level block"). ``--spread-segments`` and
+    ``--consolidate-segments`` are not modelled.
+
+    **Other constraints.** The block plugin gives ``--switches`` no meaning and Slurm has no
+    Kueue-like levels, so ``required``, ``preferred`` and ``switches`` requests are honoured by
+    :class:`~topoalloc.tree.TreeAllocator`'s defaults, with this rule as the count rule inside the
+    domain (or switches) they pick.
+
+    **Interpretations.**
+
+    * Whole nodes, equal node weights: Slurm's CPU, memory, GRES and node-weight checks are left
+      out, so a block's "lowest weight" is a tie and the fit is by free node counts alone.
+    * ``block_sizes`` is validated as Slurm validates ``BlockSizes``: every size a power of two
+      base blocks of at most ``2**15`` (``MAX_BLOCK_LEVELS``); increasing, as its documentation
+      asks ("Successive BlockSizes must be a power of two larger than the prior values"; the code
+      only ignores the order). The default is Slurm's default, 1, 2, 4, 8 and 16 base blocks, not
+      every power of two up to the machine: on a machine of more than 16 base blocks a job that
+      needs more than 16 goes to the whole-machine level.
+    * ``base_size`` defaults to the smallest base block's node count. Slurm takes the first
+      block's count (``block_record_validate``) and documents that every block must have at
+      least that many nodes, so the two agree on a configuration Slurm accepts; a ``base_size``
+      larger than the smallest base block is refused for that reason.
+    * Two departures from the code where it would refuse a job its own rule places. (a) Slurm
+      also considers base blocks with no free node in step 3, and one inside an llblock already
+      used wins over a new llblock; taking it adds no node and the loop stops as "stalled",
+      failing the job. Here such base blocks are skipped. (b) On the whole-machine level Slurm
+      counts ``blocks / llblock`` llblocks rounded down (``llblock_per_block``), so with the
+      default sizes on 20 base blocks a job of 17 to 20 base blocks is never placed. Here every
+      llblock of the machine counts.
+
+    With these, a piece is placed exactly when some aligned block of its level has enough nodes
+    in the sense of step 2 (``SlurmBlock.oracle``, a :class:`SlurmBlockOracle`, checks this and
+    the choice).
+
+    Complexity per allocation, for ``N`` nodes, ``B`` base blocks and ``b`` base blocks in the
+    chosen block: O(N) numpy for the free nodes per base block (one reduction) and for the granted
+    ids (one scan of the base blocks used), O(B) numpy for the blocks and llblocks of the level,
+    and a sort of the ``b`` base blocks in step 3 (O(b^2) Python comparisons instead when llblocks
+    of several base blocks limit it). Segments of at most ``base_size`` nodes: O(B) Python per
+    base block they fill (each is filled once); larger segments O(B + b log b) each, the counts
+    updated rather than recomputed. Construction O(S + N) for ``S`` switches.
+
+    >>> from topologies import SwitchTree, TreeRequest
+    >>> sb = SlurmBlock(SwitchTree.uniform((4, 4), names=("block", "node")))
+    >>> sb.allocate(3).nodes.tolist()          # one base block: all fit equally, the last on ties
+    [12, 13, 14]
+    >>> sb.allocate(2).nodes.tolist()          # base block 3 has 1 free node; 0-2 tie, the last again
+    [8, 9]
+    >>> sb.allocate(6).nodes.tolist()          # 2 base blocks: the aligned pair 0-1; base block 1 whole, then 0
+    [0, 1, 4, 5, 6, 7]
+    >>> sb.allocate(TreeRequest(2, segment=1)).nodes.tolist()  # each segment a best fit: base block 3, then 2
+    [10, 15]
+    """
+
+    native: ClassVar[frozenset[str]] = frozenset({"segment"})
+    oracle: ClassVar[Any] = None  # set below, after SlurmBlockOracle is defined
+
+    def __init__(self, topology: SwitchTree, block_sizes: Sequence[int] | None = None,
+                 base_size: int | None = None) -> None:
+        super().__init__(topology)
+        t = topology
+        leaves = t.leaf_switch_ids
+        self._bb_first: np.ndarray = t.first[leaves]
+        self._bb_stop: np.ndarray = t.stop[leaves]
+        self._n_blocks = len(leaves)
+        sizes = self._bb_stop - self._bb_first
+        #: The aggregation levels, in base blocks, increasing; always starting with 1.
+        self.block_sizes: tuple[int, ...] = _check_block_sizes(
+            DEFAULT_BLOCK_SIZES if block_sizes is None else block_sizes)
+        smallest = int(sizes.min())
+        if base_size is None:
+            base_size = smallest
+        elif not is_int(base_size) or int(base_size) < 1:
+            raise BlockSizesError(f"base_size must be an integer >= 1 (nodes), got {shown(base_size)}")
+        elif int(base_size) > smallest:
+            raise BlockSizesError(f"base_size {int(base_size)} is larger than the smallest base block "
+                                  f"({smallest} nodes): Slurm wants every block to hold at least the planning "
+                                  f"base block size")
+        #: The planning base block size in nodes (Slurm's first ``BlockSizes`` value).
+        self.base_size: int = int(base_size)
+        self._levels = tuple(s.bit_length() - 1 for s in self.block_sizes)
+        self._plans: dict[int, _Plan] = {}
+
+    @classmethod
+    def from_node_sizes(cls, topology: SwitchTree, block_sizes: Sequence[int]) -> SlurmBlock:
+        """The allocator for Slurm's ``BlockSizes`` as written in ``topology.conf``: node counts,
+        the first the planning base block size, the others power-of-two multiples of it
+        (``BlockSizes=30,120`` is ``base_size=30, block_sizes=(1, 4)``). A ``(tree, sizes)`` pair
+        read from a block topology file unpacks into it. :class:`BlockSizesError` names a value
+        that is not a positive integer or not a power-of-two multiple of the first.
+
+        >>> from topologies import SwitchTree
+        >>> sb = SlurmBlock.from_node_sizes(SwitchTree.uniform((4, 32), names=("block", "node")), (30, 120))
+        >>> sb.base_size, sb.block_sizes
+        (30, (1, 4))
+        """
+        if isinstance(block_sizes, (str, bytes)) or not isinstance(block_sizes, Sequence) or not block_sizes:
+            raise BlockSizesError(f"BlockSizes must be a non-empty sequence of node counts, got {shown(block_sizes)}")
+        base = block_sizes[0]
+        if not is_int(base) or int(base) < 1:
+            raise BlockSizesError(f"BlockSizes value {shown(base)} is not a positive node count")
+        base = int(base)
+        ratios = []
+        for s in block_sizes:
+            if not is_int(s) or int(s) < 1:
+                raise BlockSizesError(f"BlockSizes value {shown(s)} is not a positive node count")
+            if int(s) % base:
+                raise BlockSizesError(f"BlockSizes value {int(s)} is not a multiple of the base block size {base} "
+                                      f"(the first value)")
+            ratios.append(int(s) // base)
+        return cls(topology, block_sizes=ratios, base_size=base)
+
+    @property
+    def n_base_blocks(self) -> int:
+        """Number of base blocks (leaf switches)."""
+        return self._n_blocks
+
+    def block_size_for(self, n: int) -> int:
+        """Base blocks per aligned block of the level a piece of ``n`` nodes is placed in (the
+        number of base blocks of the machine when no configured level is large enough).
+
+        >>> from topologies import SwitchTree
+        >>> sb = SlurmBlock(SwitchTree.uniform((20, 64), names=("block", "node")))
+        >>> sb.block_size_for(64), sb.block_size_for(65), sb.block_size_for(200), sb.block_size_for(1100)
+        (1, 2, 4, 20)
+        """
+        n = self.request_size(n)
+        p = self._plan(n)
+        return self._n_blocks if p.machine else p.bpb
+
+    def __repr__(self) -> str:
+        return f"SlurmBlock({self.topology!r}, block_sizes={self.block_sizes!r}, base_size={self.base_size})"
+
+    # -- the plan of a piece ------------------------------------------------------------------------
+    def _plan(self, r: int) -> _Plan:
+        p = self._plans.get(r)
+        if p is None:
+            p = self._plans[r] = self._make_plan(r)
+        return p
+
+    def _make_plan(self, r: int) -> _Plan:
+        L = self._n_blocks
+        need = -(-r // self.base_size)
+        raw = (need - 1).bit_length()  # ceil(log2(need))
+        llevel = max(lv for lv in self._levels if lv <= raw - 1) if raw > 0 else 0
+        blevel = min((lv for lv in self._levels if lv >= raw), default=None)
+        machine = blevel is None
+        bpb = L if machine else 1 << blevel
+        bpl = 1 << llevel
+        max_ll = -(-r // (bpl * self.base_size))
+        use_ll = bpb != bpl * max_ll
+        starts = np.arange(0, L, bpb, dtype=np.int64)
+        ll_starts = np.arange(0, L, bpl, dtype=np.int64)
+        llpb = len(ll_starts) if machine else max(bpb // bpl, 1)
+        pad = len(starts) * llpb - len(ll_starts)
+        return _Plan(bpb, starts, machine, bpl, max_ll, use_ll, ll_starts, llpb, pad)
+
+    # -- the rule -----------------------------------------------------------------------------------
+    def _bblock_free(self, free: np.ndarray) -> np.ndarray:
+        return free_per_domain(free, self._bb_first)
+
+    def _choose(self, request: int | TreeRequest, free: np.ndarray) -> np.ndarray | None:
+        if isinstance(request, TreeRequest) and request.segment is not None:
+            return self._segmented(request.count, request.segment, free)
+        return super()._choose(request, free)
+
+    def _choose_count(self, n: int, free: np.ndarray) -> np.ndarray | None:
+        pieces = self._piece(n, self._bblock_free(free))
+        return None if pieces is None else self._nodes(pieces, free)
+
+    def _nodes(self, pieces: list[tuple[int, int]], free: np.ndarray) -> np.ndarray:
+        """The lowest ``take`` free ids of each base block ``j`` of ``pieces`` (``(j, take)`` pairs,
+        each ``j`` once), ascending: one scan of the free mask over the base blocks they span."""
+        first, stop = self._bb_first, self._bb_stop
+        if len(pieces) == 1:
+            j, take = pieces[0]
+            lo = int(first[j])
+            return free[lo:int(stop[j])].nonzero()[0][:take] + lo
+        pieces = sorted(pieces)
+        js = [j for j, _ in pieces]
+        lo = int(first[js[0]])
+        ids = free[lo:int(stop[js[-1]])].nonzero()[0] + lo
+        at = np.searchsorted(ids, first[js]).tolist()
+        return np.concatenate([ids[a:a + take] for a, (_, take) in zip(at, pieces, strict=True)])
+
+    def _piece(self, r: int, c: np.ndarray) -> list[tuple[int, int]] | None:
+        """Steps 1-3 for ``r`` nodes on free counts ``c`` per base block: ``(base block, nodes
+        taken)`` pairs, or ``None``."""
+        p = self._plan(r)
+        if p.bpb == 1:  # one base block: the fitting one with fewest free nodes, the last on ties
+            rev = np.where(c >= r, c, _BIG)[::-1]
+            k = int(np.argmin(rev))
+            if rev[k] == _BIG:
+                return None
+            return [(len(c) - 1 - k, r)]
+        starts = p.starts
+        bnc = np.add.reduceat(c, starts)
+        if p.use_ll:
+            llc = np.add.reduceat(c, p.ll_starts)
+            if p.pad:
+                llc = np.concatenate([llc, np.zeros(p.pad, dtype=llc.dtype)])
+            mat = llc.reshape(len(starts), p.llpb)
+            avail = mat.sum(axis=1) if p.max_ll >= p.llpb else -np.sort(-mat, axis=1)[:, : p.max_ll].sum(axis=1)
+        else:
+            avail = bnc
+        rev = np.where(avail >= r, bnc, _BIG)[::-1]
+        k = int(np.argmin(rev))
+        if rev[k] == _BIG:
+            return None
+        i = len(starts) - 1 - k
+        b0 = int(starts[i])
+        b1 = min(b0 + (self._n_blocks if p.machine else p.bpb), self._n_blocks)
+        return _take_base_blocks(c[b0:b1].tolist(), b0, r, p)
+
+    def _segmented(self, n: int, seg: int, free: np.ndarray) -> np.ndarray | None:
+        k = n // seg
+        c = self._bblock_free(free)
+        if self._plan(seg).bpb == 1:
+            # Each segment goes to the base block with fewest free nodes that holds it (the last on
+            # ties); that block stays the best fit while it holds another, so it is drained at once.
+            cl = c.tolist()
+            pieces = []
+            while k:
+                best, j = _BIG, -1
+                for i, x in enumerate(cl):
+                    if seg <= x <= best:
+                        best, j = x, i
+                if j < 0:
+                    return None
+                m = min(k, best // seg)
+                pieces.append((j, m * seg))
+                cl[j] -= m * seg
+                k -= m
+            return self._nodes(pieces, free)
+        left = free.copy()
+        out = []
+        for _ in range(k):
+            pieces = self._piece(seg, c)
+            if pieces is None:
+                return None
+            ids = self._nodes(pieces, left)
+            left[ids] = False
+            for j, take in pieces:
+                c[j] -= take
+            out.append(ids)
+        return np.sort(np.concatenate(out))
+
+
+def _take_base_blocks(cl: list[int], b0: int, r: int, p: _Plan) -> list[tuple[int, int]] | None:
+    """Step 3 inside the chosen block: base blocks ``b0 ..`` with free counts ``cl``; ``(base
+    block, nodes taken)`` pairs, or ``None`` (not reached when the block was eligible)."""
+    if p.use_ll and p.bpl > 1:
+        return _take_with_llblocks(cl, b0, r, p)
+    # The fullest base block (the last on ties) whole while none holds the rest; then the one with
+    # fewest free nodes that holds it (the last on ties). With llblocks of one base block Slurm's
+    # llblock comparison is this same one, and this uses the fewest base blocks there are.
+    order = sorted(((x, t) for t, x in enumerate(cl) if x), reverse=True)
+    out = []
+    rem = r
+    for q, (x, t) in enumerate(order):
+        if x >= rem:
+            last = q
+            while last + 1 < len(order) and order[last + 1][0] >= rem:
+                last += 1
+            v = order[last][0]
+            while last > q and order[last - 1][0] == v:
+                last -= 1
+            out.append((b0 + order[last][1], rem))
+            return None if p.use_ll and len(out) > p.max_ll else out
+        out.append((b0 + t, x))
+        rem -= x
+    return None
+
+
+def _take_with_llblocks(cl: list[int], b0: int, r: int, p: _Plan) -> list[tuple[int, int]] | None:
+    """Step 3 under the llblock limit, one comparison of Slurm's ``_choose_best_bblock`` at a
+    time: a base block of the llblock in use first; then by its llblock's fit, then its own."""
+    nb = len(cl)
+    bpl = p.bpl
+    group = [(b0 + t) // bpl for t in range(nb)]
+    gfree: dict[int, int] = {}
+    for t in range(nb):
+        gfree[group[t]] = gfree.get(group[t], 0) + cl[t]
+    taken = [False] * nb
+    out: list[tuple[int, int]] = []
+    rem = r
+    current = -1
+    used = 0
+    while rem > 0:
+        cands = [t for t in range(nb) if not taken[t] and cl[t] > 0]
+        if not cands:
+            return None
+        same = [t for t in cands if group[t] == current]
+        if same:
+            cands = same
+        t, best = -1, None
+        for u in cands:  # ascending: a later base block wins a tie
+            x, g = cl[u], gfree[group[u]]
+            k = ((1, -g) if g >= rem else (0, g)) + ((1, -x) if x >= rem else (0, x))
+            if best is None or k >= best:
+                t, best = u, k
+        if group[t] != current:
+            if used >= p.max_ll:
+                return None
+            used += 1
+            current = group[t]
+        got = min(cl[t], rem)
+        out.append((b0 + t, got))
+        taken[t] = True
+        rem -= got
+    return out
+
+
+class SlurmBlockOracle:
+    """The placements :class:`SlurmBlock` promises, checked from the free mask.
+
+    Called as ``oracle(allocator, free, request)``: whether a placement exists. A piece of ``r``
+    nodes has one exactly when an aligned block of its level (the smallest configured level of at
+    least ``ceil(r / base_size)`` base blocks, or the whole machine) has ``r`` free nodes -- under
+    the llblock limit, in its ``max_ll`` fullest llblocks (the class docstring's step 2). A
+    segmented request has one, where the limit does not apply to its segments, when the blocks of
+    the segment's level hold ``count / S`` segments between them (``sum(free // S) >= count / S``:
+    each segment takes ``S`` nodes of one block); under the limit, when each segment in turn finds
+    such a block on the nodes the allocator's earlier segments left (this one case uses the
+    allocator's own choices). ``required``, ``preferred`` and ``switches``: when a domain (or the
+    switches) that :class:`~topoalloc.tree.TreeAllocator`'s defaults try holds such a piece.
+
+    ``check_choice`` asserts the grant: a plain count lies in one aligned block of its level, the
+    eligible one with fewest free nodes (the last on ties), inside at most ``max_ll`` llblocks
+    under the limit; a segmented grant holds a multiple of ``S`` nodes in each block of the
+    segment's level (in each base block for ``S <= base_size``); ``required`` and ``switches`` as
+    :func:`~topoalloc.testing.tree_constraint_met` checks; ``preferred`` inside one domain of the
+    deepest level at or above the preferred one where a domain could hold it.
+    """
+
+    @staticmethod
+    def _layout(a: SlurmBlock, r: int) -> tuple[int, bool, int, int]:
+        """``(base blocks per block, machine level, base blocks per llblock, llblock limit or 0)``
+        for ``r`` nodes, from ``block_sizes`` and ``base_size`` (computed afresh, not the
+        allocator's cached plan)."""
+        L = a.n_base_blocks
+        need = -(-r // a.base_size)
+        level = 0
+        while (1 << level) < need:
+            level += 1
+        fits = [s for s in a.block_sizes if s >= 1 << level]
+        below = [s for s in a.block_sizes if s < 1 << level] or [1]
+        bpb = fits[0] if fits else L
+        bpl = below[-1]
+        limit = -(-r // (bpl * a.base_size))
+        return bpb, not fits, bpl, (limit if bpb != bpl * limit else 0)
+
+    @classmethod
+    def _blocks(cls, a: SlurmBlock, r: int) -> list[tuple[int, int]]:
+        """The aligned blocks of ``r``'s level as base-block ranges."""
+        bpb, machine, _, _ = cls._layout(a, r)
+        L = a.n_base_blocks
+        if machine:
+            return [(0, L)]
+        return [(i, min(i + bpb, L)) for i in range(0, L, bpb)]
+
+    @classmethod
+    def _avail(cls, a: SlurmBlock, free: np.ndarray, r: int) -> list[tuple[int, int]]:
+        """Per aligned block of ``r``'s level: (free nodes, free nodes usable under the llblock
+        limit)."""
+        _, _, bpl, limit = cls._layout(a, r)
+        fb = [int(free[lo:hi].sum()) for lo, hi in zip(a._bb_first.tolist(), a._bb_stop.tolist(), strict=True)]
+        out = []
+        for lo, hi in cls._blocks(a, r):
+            total = sum(fb[lo:hi])
+            if limit:
+                groups: dict[int, int] = {}
+                for j in range(lo, hi):
+                    groups[j // bpl] = groups.get(j // bpl, 0) + fb[j]
+                usable = sum(sorted(groups.values(), reverse=True)[:limit])
+            else:
+                usable = total
+            out.append((total, usable))
+        return out
+
+    @classmethod
+    def piece_fits(cls, a: SlurmBlock, free: np.ndarray, r: int) -> bool:
+        """Whether a piece of ``r`` nodes has a placement on ``free`` (step 2 finds a block)."""
+        return any(usable >= r for _, usable in cls._avail(a, free, r))
+
+    def __call__(self, allocator: Any, free: np.ndarray, request: Any) -> bool:
+        a: SlurmBlock = allocator
+        t = a.topology
+        r = a.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        if not isinstance(r, TreeRequest) or r.plain or r.preferred is not None:
+            return self.piece_fits(a, free, r if not isinstance(r, TreeRequest) else r.count)
+        n = r.count
+        if r.required is not None:
+            first, stop = t.domains(r.required)
+            for lo, hi in zip(first.tolist(), stop.tolist(), strict=True):
+                if int(free[lo:hi].sum()) >= n:
+                    sub = np.zeros_like(free)
+                    sub[lo:hi] = free[lo:hi]
+                    if self.piece_fits(a, sub, n):
+                        return True
+            return False
+        if r.switches is not None:
+            if r.switches >= a.n_base_blocks:
+                return self.piece_fits(a, free, n)
+            counts = free_per_domain(free, a._bb_first)
+            pick = np.argsort(-counts, kind="stable")[: r.switches]
+            if int(counts[pick].sum()) < n:
+                return False
+            sub = np.zeros_like(free)
+            for j in pick.tolist():
+                lo, hi = int(a._bb_first[j]), int(a._bb_stop[j])
+                sub[lo:hi] = free[lo:hi]
+            return self.piece_fits(a, sub, n)
+        seg, k = r.segment, n // r.segment
+        if not self._layout(a, seg)[3]:
+            return sum(total // seg for total, _ in self._avail(a, free, seg)) >= k
+        left = free.copy()
+        c = free_per_domain(left, a._bb_first)
+        for _ in range(k):
+            if not self.piece_fits(a, left, seg):
+                return False
+            pieces = a._piece(seg, c)
+            if pieces is None:  # the promise held but the allocator found nothing: place_in disagrees
+                return True
+            ids = a._nodes(pieces, left)
+            left[ids] = False
+            for j, got in pieces:
+                c[j] -= got
+        return True
+
+    def check_choice(self, allocator: Any, free: np.ndarray, request: Any, allocation: Any) -> None:
+        from topoalloc.testing import tree_constraint_met
+
+        a: SlurmBlock = allocator
+        t = a.topology
+        r = a.validate(request)
+        free = np.asarray(free, dtype=bool).ravel()
+        nodes = np.asarray(allocation.nodes)
+        block_of = np.searchsorted(a._bb_first, nodes, side="right") - 1  # base block of each node
+        if isinstance(r, TreeRequest) and r.segment is not None:
+            seg = r.segment
+            per_block = np.bincount(block_of, minlength=a.n_base_blocks)
+            for lo, hi in self._blocks(a, seg):
+                held = int(per_block[lo:hi].sum())
+                assert held % seg == 0, (
+                    f"{allocation!r}: base blocks {lo}..{hi - 1} (one block of the level of a {seg}-node segment) "
+                    f"hold {held} of its nodes, not a multiple of {seg}")
+            return
+        if isinstance(r, TreeRequest) and not r.plain:
+            if r.preferred is None:
+                tree_constraint_met(a, free, r, allocation)
+                return
+            n = r.count
+            for d in range(t.level_depth(r.preferred), 0, -1):
+                first, stop = t.domains(d)
+                room = []
+                for lo, hi in zip(first.tolist(), stop.tolist(), strict=True):
+                    sub = np.zeros_like(free)
+                    sub[lo:hi] = free[lo:hi]
+                    if int(sub.sum()) >= n and self.piece_fits(a, sub, n):
+                        room.append((lo, hi))
+                if room:
+                    assert any(lo <= nodes[0] and nodes[-1] < hi for lo, hi in room), (
+                        f"{allocation!r} is not inside one {t.levels[d]!r} domain, though one could hold it")
+                    return
+            return
+        n = len(nodes)
+        blocks = self._blocks(a, n)
+        avail = self._avail(a, free, n)
+        eligible = [i for i, (_, usable) in enumerate(avail) if usable >= n]
+        assert eligible, f"{allocation!r} granted though no block of its level had room"
+        best = min(avail[i][0] for i in eligible)
+        want = max(i for i in eligible if avail[i][0] == best)
+        lo, hi = blocks[want]
+        assert lo <= block_of[0] and block_of[-1] < hi, (
+            f"{allocation!r} is not inside base blocks {lo}..{hi - 1}, the block of its level with fewest free "
+            f"nodes that can hold it (the last on ties)")
+        _, _, bpl, limit = self._layout(a, n)
+        if limit:
+            spanned = len(np.unique(block_of // bpl))
+            assert spanned <= limit, f"{allocation!r} spans {spanned} llblocks of {bpl} base blocks, at most {limit}"
+
+
+SlurmBlock.oracle = SlurmBlockOracle()
