@@ -49,7 +49,7 @@ from .mesh import (
     Random,
 )
 from .registry import describe, get, names, register
-from .tree import FirstFree, SlurmBlock, TreeAllocator
+from .tree import FirstFree, SlurmBlock, SlurmTree, TreeAllocator
 
 __all__ = [
     "__version__",
@@ -62,6 +62,7 @@ __all__ = [
     "FlatPool",
     "TreeAllocator",
     "FirstFree",
+    "SlurmTree",
     "SlurmBlock",
     "DHCTree",
     "TreeNode",

@@ -37,7 +37,7 @@ from .errors import UnknownAllocatorError
 from .flat import FlatPool
 from .hypercube import Buddy, FreeList, GrayCode
 from .mesh import MBS, BestFit, Buddy2D, Curve, FirstFit, FrameSliding, MC1x1, Naive, Paging, Random
-from .tree import FirstFree, SlurmBlock
+from .tree import FirstFree, SlurmBlock, SlurmTree
 
 __all__ = [
     "KINDS",
@@ -215,6 +215,9 @@ register("DHCTree", DHCTree, kind="flat", help="distributed hierarchical control
 register("FlatPool", FlatPool, kind="flat", help="any free processors, no topology")
 register("FirstFree", FirstFree, kind="tree", help="the first n free nodes, wherever they lie (the topology-unaware "
          "baseline; ExaDigiT RAPS's rule)")
+register("SlurmTree", SlurmTree, kind="tree", help="Slurm topology/tree: the top switch that holds the job, then "
+         "leaf switches by best fit (tightest, then nearest); switches=N refused beyond N leaf switches",
+         aliases=("TopologyTree",))
 register("SlurmBlock", SlurmBlock, kind="tree", help="Slurm topology/block: the smallest aggregated block level that "
          "holds the job, best-fit block and base blocks, segments; block_sizes (base blocks), base_size (nodes)",
          aliases=("Block", "TopologyBlock"))

@@ -8,5 +8,15 @@ questions backfilling asks (:class:`TreeAllocator`).
 from .base import TreeAllocator, free_per_domain
 from .first_free import FirstFree
 from .slurm_block import BlockSizesError, SlurmBlock, SlurmBlockOracle
+from .slurm_tree import SlurmTree, slurm_tree_oracle
 
-__all__ = ["TreeAllocator", "free_per_domain", "FirstFree", "SlurmBlock", "SlurmBlockOracle", "BlockSizesError"]
+__all__ = [
+    "TreeAllocator",
+    "free_per_domain",
+    "FirstFree",
+    "SlurmTree",
+    "slurm_tree_oracle",
+    "SlurmBlock",
+    "SlurmBlockOracle",
+    "BlockSizesError",
+]
