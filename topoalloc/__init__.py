@@ -49,7 +49,7 @@ from .mesh import (
     Random,
 )
 from .registry import describe, get, names, register
-from .tree import FirstFree, SlurmBlock, SlurmTree, TreeAllocator
+from .tree import FirstFree, KueueTAS, SlurmBlock, SlurmTree, TreeAllocator
 
 __all__ = [
     "__version__",
@@ -64,6 +64,7 @@ __all__ = [
     "FirstFree",
     "SlurmTree",
     "SlurmBlock",
+    "KueueTAS",
     "DHCTree",
     "TreeNode",
     "TreeWeights",

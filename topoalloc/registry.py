@@ -37,7 +37,7 @@ from .errors import UnknownAllocatorError
 from .flat import FlatPool
 from .hypercube import Buddy, FreeList, GrayCode
 from .mesh import MBS, BestFit, Buddy2D, Curve, FirstFit, FrameSliding, MC1x1, Naive, Paging, Random
-from .tree import FirstFree, SlurmBlock, SlurmTree
+from .tree import FirstFree, KueueTAS, SlurmBlock, SlurmTree
 
 __all__ = [
     "KINDS",
@@ -218,6 +218,8 @@ register("FirstFree", FirstFree, kind="tree", help="the first n free nodes, wher
 register("SlurmTree", SlurmTree, kind="tree", help="Slurm topology/tree: the top switch that holds the job, then "
          "leaf switches by best fit (tightest, then nearest); switches=N refused beyond N leaf switches",
          aliases=("TopologyTree",))
+register("KueueTAS", KueueTAS, kind="tree", help="Kubernetes Kueue's topology-aware scheduling (KEP 2724): "
+         "required / preferred levels, profile = BestFit | LeastFreeCapacity | Mixed", aliases=("Kueue", "TAS"))
 register("SlurmBlock", SlurmBlock, kind="tree", help="Slurm topology/block: the smallest aggregated block level that "
          "holds the job, best-fit block and base blocks, segments; block_sizes (base blocks), base_size (nodes)",
          aliases=("Block", "TopologyBlock"))

@@ -7,6 +7,7 @@ questions backfilling asks (:class:`TreeAllocator`).
 
 from .base import TreeAllocator, free_per_domain
 from .first_free import FirstFree
+from .kueue import KueueTAS
 from .slurm_block import BlockSizesError, SlurmBlock, SlurmBlockOracle
 from .slurm_tree import SlurmTree, slurm_tree_oracle
 
@@ -19,4 +20,5 @@ __all__ = [
     "SlurmBlock",
     "SlurmBlockOracle",
     "BlockSizesError",
+    "KueueTAS",
 ]
