@@ -49,7 +49,17 @@ from .mesh import (
     Random,
 )
 from .registry import describe, get, names, register
-from .tree import FirstFree, KueueTAS, SlurmBlock, SlurmTree, TreeAllocator
+from .tree import (
+    FirstFree,
+    FluxHigh,
+    FluxLocality,
+    FluxLow,
+    Isolating,
+    KueueTAS,
+    SlurmBlock,
+    SlurmTree,
+    TreeAllocator,
+)
 
 __all__ = [
     "__version__",
@@ -65,6 +75,10 @@ __all__ = [
     "SlurmTree",
     "SlurmBlock",
     "KueueTAS",
+    "Isolating",
+    "FluxLow",
+    "FluxHigh",
+    "FluxLocality",
     "DHCTree",
     "TreeNode",
     "TreeWeights",

@@ -37,7 +37,7 @@ from .errors import UnknownAllocatorError
 from .flat import FlatPool
 from .hypercube import Buddy, FreeList, GrayCode
 from .mesh import MBS, BestFit, Buddy2D, Curve, FirstFit, FrameSliding, MC1x1, Naive, Paging, Random
-from .tree import FirstFree, KueueTAS, SlurmBlock, SlurmTree
+from .tree import FirstFree, FluxHigh, FluxLocality, FluxLow, Isolating, KueueTAS, SlurmBlock, SlurmTree
 
 __all__ = [
     "KINDS",
@@ -220,6 +220,15 @@ register("SlurmTree", SlurmTree, kind="tree", help="Slurm topology/tree: the top
          aliases=("TopologyTree",))
 register("KueueTAS", KueueTAS, kind="tree", help="Kubernetes Kueue's topology-aware scheduling (KEP 2724): "
          "required / preferred levels, profile = BestFit | LeastFreeCapacity | Mixed", aliases=("Kueue", "TAS"))
+register("Isolating", Isolating, kind="tree", help="interference-free (Pollard et al., SC18): one leaf switch, or "
+         "whole free leaf switches whose uplinks up to the job's top switch are its own; strict=False lends idle "
+         "nodes to one-leaf jobs")
+register("FluxLow", FluxLow, kind="tree", help="Flux Fluxion's low match policy: lowest free node ids; a required "
+         "level's lowest-id domain")
+register("FluxHigh", FluxHigh, kind="tree", help="Flux Fluxion's high match policy: highest free node ids; a required "
+         "level's highest-id domain")
+register("FluxLocality", FluxLocality, kind="tree", help="Flux Fluxion's locality policy: runs of consecutive free "
+         "ids, highest run first")
 register("SlurmBlock", SlurmBlock, kind="tree", help="Slurm topology/block: the smallest aggregated block level that "
          "holds the job, best-fit block and base blocks, segments; block_sizes (base blocks), base_size (nodes)",
          aliases=("Block", "TopologyBlock"))

@@ -35,7 +35,9 @@ def test_names_by_kind_include_every_allocator():
         assert name in mesh
     assert topoalloc.names("cube") == ["Buddy", "GrayCode", "FreeList"]
     assert topoalloc.names("flat") == ["DHCTree", "FlatPool"]
-    assert set(topoalloc.names()) == set(mesh) | {"Buddy", "GrayCode", "FreeList", "DHCTree", "FlatPool"}
+    tree = ["FirstFree", "SlurmTree", "KueueTAS", "Isolating", "FluxLow", "FluxHigh", "FluxLocality", "SlurmBlock"]
+    assert topoalloc.names("tree") == tree
+    assert set(topoalloc.names()) == set(mesh) | {"Buddy", "GrayCode", "FreeList", "DHCTree", "FlatPool"} | set(tree)
     assert all(topoalloc.describe()[n] for n in topoalloc.names())
     with pytest.raises(ValueError, match="'torus'"):
         topoalloc.names("torus")

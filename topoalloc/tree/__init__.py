@@ -7,6 +7,8 @@ questions backfilling asks (:class:`TreeAllocator`).
 
 from .base import TreeAllocator, free_per_domain
 from .first_free import FirstFree
+from .fluxion import FluxHigh, FluxLocality, FluxLow
+from .isolating import Isolating
 from .kueue import KueueTAS
 from .slurm_block import BlockSizesError, SlurmBlock, SlurmBlockOracle
 from .slurm_tree import SlurmTree, slurm_tree_oracle
@@ -21,4 +23,8 @@ __all__ = [
     "SlurmBlockOracle",
     "BlockSizesError",
     "KueueTAS",
+    "Isolating",
+    "FluxLow",
+    "FluxHigh",
+    "FluxLocality",
 ]
