@@ -15,4 +15,5 @@ PAPER_MODULES: dict[str, tuple[str, str]] = {
     "004": ("scheduling.reproduce.seed004", "Wang, Papaefthymiou & Squillante"),
     "lo97": ("scheduling.reproduce.noncontig",
              "Lo, Windisch, Liu & Nitzberg, IEEE TPDS 1997; Leung et al., IEEE Cluster 2002"),
+    "pollard18": ("scheduling.reproduce.pollard18", "Pollard, Jain, Herbein & Bhatele, SC18"),
 }
