@@ -100,6 +100,22 @@ def _nonneg_int(text: str) -> int:
     return v
 
 
+_RULES_HELP = ("threshold:K[:LEVEL[:KIND]] (jobs of at least K nodes: required rack), probability:P[:LEVEL[:KIND]] "
+               "(each job with probability P: preferred rack), by-size[:N=LEVEL,...] (default 64=rack,640=block; "
+               "larger: none), switches[:N|auto][@T] (Slurm's --switches=N@T; auto: the fewest leaf switches that "
+               "hold the job)")
+
+
+def _rule(text: str) -> dict[str, Any]:
+    """A ``--constraints`` rule, as its ``[constraints]`` table."""
+    from .workloads.constraints import parse_rule
+
+    try:
+        return parse_rule(text).to_json()
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _sub(sub: Any, name: str, help: str, example: str) -> argparse.ArgumentParser:
     return sub.add_parser(name, help=help, description=help, epilog="example:\n" + example,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -160,12 +176,18 @@ def build_parser() -> argparse.ArgumentParser:
              "  topoalloc compare\n"
              "  topoalloc compare --allocators FirstFit,FrameSliding --policies RSR-0,RSR-1,RSR-2 "
              "--loads 0.2,0.3,0.4 --replications 5 --out compare.csv\n"
-             "  topoalloc compare --topology cube:10 --loads 0.5,0.7 --store compare.sqlite")
+             "  topoalloc compare --topology cube:10 --loads 0.5,0.7 --store compare.sqlite\n"
+             "  topoalloc compare --topology tree:2x10x64:block,rack,host --policies FCFS,EASY "
+             "--constraints by-size")
     p.add_argument("--topology", action="append", default=None, metavar="T",
-                   help="mesh:WxH, cube:D or flat:P; repeat for several (default: mesh:32x32 and cube:8)")
+                   help="mesh:WxH, cube:D, flat:P, tree:AxBx..xN[:names] (counts per level, nodes per leaf switch "
+                        "last), fattree:K,N or tree:FILE (a Slurm topology.conf/.yaml or a node-label .csv); repeat "
+                        "for several (default: mesh:32x32 and cube:8)")
     p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
                    help="allocator names (default: every mesh allocator on the mesh, every cube allocator on "
-                        "the cube; 'topoalloc list' shows them all)")
+                        "the cube, every registered tree allocator on a tree; 'topoalloc list' shows them all)")
+    p.add_argument("--constraints", default=None, metavar="RULE", type=_rule,
+                   help="on a switch tree, attach topology constraints to the jobs by rule: " + _RULES_HELP)
     p.add_argument("--policies", type=_csv_list, default=None, metavar="P,Q",
                    help=f"policy names (default: {','.join(d.COMPARE_POLICIES)})")
     p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
@@ -219,13 +241,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a Standard Workload Format trace (.swf or .swf.gz, plain or gzip): a path, or the name of "
                         "a trace in $TOPOALLOC_TRACES (the .swf/.swf.gz suffix may be left out)")
     p.add_argument("--topology", default=None, metavar="T",
-                   help="mesh:WxH, cube:D or flat:P (default: flat with the trace's MaxProcs, else its largest "
-                        "job); see below for the request a job of n processors makes")
+                   help="mesh:WxH, cube:D, flat:P, tree:AxBx..xN[:names], fattree:K,N or tree:FILE (default: flat "
+                        "with the trace's MaxProcs, else its largest job); see below for the request a job of n "
+                        "processors makes")
+    p.add_argument("--constraints", default=None, metavar="RULE", type=_rule,
+                   help="on a switch tree, attach topology constraints to the jobs by rule: " + _RULES_HELP)
     p.add_argument("--oversize", choices=("skip", "clamp", "error"), default="skip",
                    help="jobs larger than the machine: skip them (listed in the report), clamp them to the "
                         "machine, or stop with an error (default: skip)")
     p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
-                   help="default: FlatPool on flat, FirstFit on a mesh, Buddy on a cube")
+                   help="default: FlatPool on flat, FirstFit on a mesh, Buddy on a cube, FirstFree on a tree")
     p.add_argument("--policies", type=_csv_list, default=["FCFS"], metavar="P,Q", help="default: FCFS")
     p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2",
                    help="rescale the arrivals to these offered loads (default: as recorded)")
@@ -258,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
              "--out occupancy.png --schedule schedule.png\n"
              "  topoalloc snapshot --topology cube:8 --allocator Buddy --count 8")
     p.add_argument("--topology", default="mesh:32x32", metavar="T", help="default: mesh:32x32")
-    p.add_argument("--allocator", default=None, help="default: FirstFit on a mesh, Buddy on a cube, FlatPool on flat")
+    p.add_argument("--allocator", default=None,
+                   help="default: FirstFit on a mesh, Buddy on a cube, FlatPool on flat, FirstFree on a tree")
     p.add_argument("--policy", default="RSR-1", help="default: RSR-1")
     p.add_argument("--load", type=_positive_float, default=0.4, help="offered load (default: 0.4)")
     p.add_argument("--jobs", type=_positive_int, default=300, metavar="N", help="completions (default: 300)")
@@ -345,6 +371,19 @@ def _print_table(study: Any, store: Any, *, experiment_column: bool | None = Non
     return summaries
 
 
+def _print_cannot_run(study: Any, stats: Any, points: Sequence[Any] | None = None) -> None:
+    """The configurations that could not run (an allocator that cannot place one of the workload's
+    jobs even on the empty machine): reported, not fatal."""
+    if not stats.cannot_run:
+        return
+    by_id = {p.point_id: p for p in (points if points is not None else study.points())}
+    print("\nnot run (the allocator cannot place a job of the workload even on the empty machine):")
+    for pid, reason in stats.cannot_run.items():
+        p = by_id.get(pid)
+        where = f"{p.allocator.label} {p.policy_label} load {p.load}: " if p is not None else ""
+        print(f"  {where}{reason}")
+
+
 def _store_notes(study: Any, store: Any, stats: Any, path: str | None) -> str:
     """What was reused from the store, and what in it was not used."""
     if not path or path == ":memory:":
@@ -422,15 +461,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     study, skipped = compare_study(
         topologies=args.topology, allocators=args.allocators, policies=args.policies, loads=args.loads,
         replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0, target=args.target,
-        comm=comm, runtime_model=model,
+        comm=comm, runtime_model=model, constraints=args.constraints,
     )
     with _open_store(args.store or ":memory:") as store:
         executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"
         print(f"topoalloc compare: {', '.join(e.description for e in study.experiments)}")
+        tree = any(e.topology.kind == "tree" for e in study.experiments)
         print(f"How: {_sizes_line(study)}. Every allocator of a topology runs the same jobs (common random numbers: "
               "sides uniform on 1..W x 1..H on a mesh, dimensions uniform on 0..D-1 on a cube, seed 002 §4.1, "
-              "counts uniform on 1..P on a flat machine; "
-              "exponential service with mean 5) at the same offered load, counted on the requested processors. "
+              "counts uniform on 1..P on a flat machine"
+              + (", the kueue#4634 mix on a tree (mostly jobs of one rack or less, a few heroes of a block or the "
+                 "machine; scheduling.workloads.HeroMix)" if tree else "")
+              + (", topology constraints by the rule " + ", ".join(f"{k}={v}" for k, v in args.constraints.items())
+                 if args.constraints else "")
+              + "; exponential service with mean 5) at the same offered load, counted on the requested processors. "
               f"± is the 95% confidence half-width over replications; {executor_note}.")
         if skipped:
             print("not run:")
@@ -439,6 +483,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         stats = _run(study, store, args)
         print()
         summaries = _print_table(study, store, experiment_column=False, metrics=metrics)
+        _print_cannot_run(study, stats)
         notes = _store_notes(study, store, stats, args.store)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s" + (f"; {notes}" if notes else ""))
         _write_out(summaries, args.out, metrics)
@@ -531,6 +576,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print()
         metrics = getattr(study, "table", None) or ("mean_turnaround", "utilization", "effectiveness")
         summaries = _print_table(study, store, metrics=metrics)
+        _print_cannot_run(study, stats)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s; {_store_notes(study, store, stats, path)}")
         _write_out(summaries, args.out, metrics)
         if args.saturation:
@@ -578,7 +624,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         raw = _read_replay_trace(read_trace, trace)
         size = raw.machine_size or max((j.size or 1 for j in raw), default=1)
         topo = TopologySpec("flat", (int(size),))
-    default_alloc = {"flat": "FlatPool", "mesh": "FirstFit", "cube": "Buddy"}[topo.kind]
+    if args.constraints is not None and topo.kind != "tree":
+        raise _Error(f"--constraints: topology constraints need a switch tree (tree:..., fattree:...), not "
+                     f"{topo.label}")
+    default_alloc = {"flat": "FlatPool", "mesh": "FirstFit", "cube": "Buddy", "tree": "FirstFree"}[topo.kind]
     allocs = []
     for a in args.allocators or [default_alloc]:
         try:
@@ -597,7 +646,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     with _kept():  # the jobs live until the command ends (and in read_trace's cache)
         jobs = _read_replay_trace(read_trace, trace, topo, too_large=args.oversize)
     points = trace_points(trace, topo, allocs, pols, loads=args.loads, jobs=args.jobs, warmup=args.warmup,
-                          too_large=args.oversize)
+                          too_large=args.oversize, constraints=args.constraints)
     print(f"replay on {topo.label}: {jobs.report}")
     if args.loads:
         print(f"arrivals rescaled to offered loads {', '.join(f'{x:g}' for x in args.loads)} "
@@ -609,8 +658,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         finally:
             executor.close()
         metrics = ("mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_bounded_slowdown")
+        if topo.kind == "tree":
+            metrics += ("mean_leaf_switches", "blocked_fraction")
         summaries = aggregate(store.rows([points[0].experiment]), metrics, order=[p.point_id for p in points])
         print(format_table(summaries, metrics, experiment_column=False))
+        _print_cannot_run(None, stats, points)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s")
         _write_out(summaries, args.out, metrics)
     return 0
@@ -619,7 +671,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 _REPLAY_NOTES = """
 
 A job of n processors (the trace's requested processors, else its allocated ones) asks for n
-processors on flat:P, for the smallest subcube of 2**k >= n processors on cube:D, and for a
+processors on flat:P and n nodes on a tree (with the constraint --constraints attaches), for the
+smallest subcube of 2**k >= n processors on cube:D, and for a
 near-square w x h submesh on mesh:WxH, w = ceil(sqrt(n)) and h = ceil(n / w) (w >= h, fewer than w
 processors wasted; a side longer than the mesh is cut to the mesh and the other side grown to
 fit). Jobs larger than the machine are skipped and counted in the report, unless --oversize says
@@ -724,7 +777,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
 
     try:
         topo = TopologySpec.parse(args.topology)
-        default = {"mesh": "FirstFit", "cube": "Buddy", "flat": "FlatPool"}[topo.kind]
+        default = {"mesh": "FirstFit", "cube": "Buddy", "flat": "FlatPool", "tree": "FirstFree"}[topo.kind]
         name = canonical_allocator(args.allocator or default)
     except (ValueError, KeyError) as exc:
         raise _Error(str(exc)) from None
@@ -763,11 +816,18 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
     from . import policies
     from .experiments import registry as reg
+    from .workloads.constraints import RULE_SYNTAX
 
     print("allocators (topology kind):")
     for name in allocators.names():
         entry = allocators.entry(name)
         print(f"  {name:<19} {entry.kind:<5} {entry.help}")
+    print("\ntopologies (--topology, or topology = ... in a file), and the allocators of each kind:")
+    forms = {"mesh": "mesh:WxH", "cube": "cube:D", "flat": "flat:P",
+             "tree": "tree:AxBx..xN[:names], fattree:K,N, tree:FILE (.conf, .yaml, .csv)"}
+    for kind in allocators.KINDS:
+        print(f"  {forms.get(kind, kind + ':...')}: {', '.join(allocators.names(kind)) or '(none registered)'}")
+    print(f"\nconstraint rules on a tree (--constraints, or a [constraints] table): {', '.join(RULE_SYNTAX)}")
     print("\npolicies, by what they need:")
     groups: dict[str, list[Any]] = {policies.ANY_ALLOCATOR: []}
     for fam in policies.families():

@@ -10,7 +10,9 @@ Definitions (seed 000 §1.1, §2.3; seed 001 §4.1; seed 002 §4.1):
   and the fraction of jobs folded;
 * slowdown ``turnaround / runtime`` (run time on the requested size) and bounded slowdown
   ``max(1, turnaround / max(runtime, tau))``;
-* saturation of a finite run (:func:`saturation`): whether the backlog grew through the run.
+* saturation of a finite run (:func:`saturation`): whether the backlog grew through the run;
+* on a switch tree, the mean number of leaf switches a job's nodes touch and the fraction of jobs
+  that started with their switches constraint relaxed (Slurm's ``--switches=N@T`` wait ran out).
 
 **Intervals.** :func:`confidence_interval` is the Student-t 95% interval over independent
 replications, made to respect the metric's range (``kind``): a fraction (utilisation, S_e) is
@@ -43,7 +45,7 @@ MIN_INTERVAL_REPLICATIONS = 3
 METRIC_KINDS = {
     "utilization": "fraction", "effectiveness": "fraction", "fraction_folded": "fraction",
     "system_efficiency": "fraction", "load_average": "fraction", "saturated": "fraction",
-    "backlog_growth": "real", "backlog_rise_sd": "real",
+    "backlog_growth": "real", "backlog_rise_sd": "real", "blocked_fraction": "fraction", "fraction_relaxed": "fraction",
 }
 
 
@@ -125,6 +127,10 @@ def _locality_means(table: np.ndarray) -> dict[str, float]:
         out["mean_components"] = float(table["components"].mean()) if len(table) else float("nan")
     if "max_link_load" in names:
         out["mean_max_link_load"] = float(table["max_link_load"].mean()) if len(table) else float("nan")
+    if "leaf_switches" in names:  # a switch tree
+        known = table["leaf_switches"][table["leaf_switches"] >= 0]
+        out["mean_leaf_switches"] = float(known.mean()) if len(known) else float("nan")
+        out["fraction_relaxed"] = float(table["relaxed"].mean()) if len(table) else float("nan")
     return out
 
 

@@ -19,8 +19,9 @@ class SimulationResult:
     """Per-job records of the kept jobs (a numpy structured array ``table`` with columns ``id``,
     ``ordinal``, ``arrival``, ``start``, ``end``, ``requested``, ``granted``, ``folds``,
     ``changes`` (resizes after the start), ``moved`` (processors moved by those resizes, the sum of
-    ``|Δp|``), ``runtime``, in arrival order) and the time-weighted machine state over
-    ``window``."""
+    ``|Δp|``), ``runtime``, in arrival order; on a switch tree also ``leaf_switches`` and
+    ``relaxed``, see :class:`~scheduling.Simulator`) and the time-weighted machine state over
+    ``window``, with the time the head of the queue was blocked by the topology."""
 
     table: np.ndarray
     size: int
@@ -37,6 +38,11 @@ class SimulationResult:
     #: Jobs in the system (queued or running) seen by each kept job as it arrived, in arrival order:
     #: the evidence :meth:`saturation` reads. ``None`` for results built without it.
     backlog: np.ndarray | None = None
+    #: Time within the window during which the head of the queue waited although its processor
+    #: count was free (blocked by the topology or the allocator's rule; :class:`~scheduling.Simulator`).
+    blocked_time: float = 0.0
+    #: Maximal intervals of such waiting that began within the window.
+    blocked_episodes: int = 0
 
     def __getattr__(self, name: str) -> Any:
         table = self.__dict__.get("table")
@@ -70,14 +76,25 @@ class SimulationResult:
     def wait(self) -> np.ndarray:
         return self.table["start"] - self.table["arrival"]
 
+    @property
+    def blocked_fraction(self) -> float:
+        """:attr:`blocked_time` as a fraction of the window (0 for an empty window)."""
+        d = self.duration
+        return self.blocked_time / d if d > 0 else 0.0
+
     def summary(self, tau: float = 10.0) -> dict:
         """``mean_turnaround``, ``mean_wait``, ``utilization``, ``effectiveness``,
         ``mean_folding_factor``, ``fraction_folded``, slowdowns, percentiles and ``jobs``, and
         whether the run was ``saturated`` with the evidence (``backlog_growth``,
-        ``backlog_rise_sd``, ``unfinished``; see :meth:`saturation`). A saturated run's turnaround
-        and wait grow with the run's length: they are not properties of the system."""
+        ``backlog_rise_sd``, ``unfinished``; see :meth:`saturation`); ``blocked_by_topology`` (the
+        time the head of the queue waited although its processor count was free),
+        ``blocked_fraction`` (of the window) and ``blocked_episodes``; on a switch tree
+        ``mean_leaf_switches`` and ``fraction_relaxed``. A saturated run's turnaround and wait grow
+        with the run's length: they are not properties of the system."""
         out = summarize(self.table, utilization=self.utilization, effectiveness=self.effectiveness, tau=tau)
         out.update(self.saturation())
+        out.update(blocked_by_topology=float(self.blocked_time), blocked_fraction=self.blocked_fraction,
+                   blocked_episodes=int(self.blocked_episodes))
         return out
 
     def saturation(self) -> dict:

@@ -16,6 +16,27 @@ re-predicts that job's completion and bumps its version; a completion event whos
 is skipped when popped, never searched for. A ``delay`` (set-up, reconfiguration overhead,
 context switch) moves ``t0`` into the future: no progress until then. Only the jobs an action names
 are re-predicted, so a dynamic policy that changes a few rates pays for those few.
+
+**Blocked by topology.** Over every interval between instants the simulator asks whether the job
+at the head of the queue waits although as many processors as it asks for are free
+(``allocator.free`` at least its reference size): no placement satisfies its constraint or the
+allocator's rule -- external fragmentation on a mesh or a cube, a switch tree whose free nodes lie
+in the wrong racks. The head is the policy's ``queue_head()`` if it has one -- the job it would
+start next if a placement existed, ``None`` when that job waits for something else (Conservative's
+reservation, a recorded start time) -- else the oldest job that has arrived and not started. The
+result holds the total time (within the measurement window) and the number of such episodes
+(:attr:`SimulationResult.blocked_time`, ``summary()["blocked_by_topology"]``,
+``"blocked_fraction"``, ``"blocked_episodes"``). The state over an interval is the state after the
+last decision before it, so a head that backfilling leaves with too few free processors is not
+counted.
+
+**Switch trees.** On a :class:`~topologies.SwitchTree` the table gains ``leaf_switches`` (leaf
+switches a job's nodes touch) and ``relaxed`` (its request waited for its leaf switches, Slurm's
+``--switches=N@T``, and it started with the constraint dropped: the granted request has no
+``switches``). A job whose request waits a limited time for its switches runs only under a policy
+that implements the wait (``switches_wait``: FCFS and its folding rules, EASY, Conservative), and a
+job whose request the allocator cannot place even on the empty machine is refused when it arrives
+(:class:`UnplaceableRequestError`) instead of blocking the queue for ever.
 """
 
 from __future__ import annotations
@@ -23,6 +44,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import operator
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -30,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from topoalloc import Allocator
-from topologies import RequestError, RequestSizeError, RequestTypeError
+from topologies import RequestError, RequestSizeError, RequestTypeError, SwitchTree, TreeRequest
 
 from ._validate import ParameterError, check_bool, check_int, check_real, check_seed
 from .actions import Resize, Resume, Start, Suspend, Timer
@@ -40,16 +63,31 @@ from .policies.base import Policy
 from .result import SimulationResult
 from .speedup import Linear
 
-__all__ = ["Simulator", "COMPLETION", "TIMER", "ARRIVAL"]
+__all__ = ["Simulator", "COMPLETION", "TIMER", "ARRIVAL", "UnplaceableRequestError"]
 
 #: Event kinds, in tie-breaking order.
 COMPLETION, TIMER, ARRIVAL = 0, 1, 2
+#: What a count workload's requests are (:mod:`scheduling.workloads.distributions`); a switch tree
+#: takes counts too.
+_COUNT_REQUEST = "a processor count"
+_MISSING = object()
+
+
+class UnplaceableRequestError(RequestSizeError):
+    """A job's request that the allocator cannot place even on the empty machine: it would wait for
+    ever (and, on an endless workload, the simulation would never end). The message names the job,
+    the request and the allocator; ``job`` and ``request`` hold them."""
+
+    def __init__(self, message: str, job: int | None = None, request: object = None) -> None:
+        super().__init__(message)
+        self.job = job
+        self.request = request
 
 
 class _Run:
     __slots__ = (
         "job", "ordinal", "alloc", "processors", "reference", "rate", "t0", "work", "version",
-        "start", "granted", "folds", "changes", "moved", "suspended", "factor",
+        "start", "granted", "folds", "changes", "moved", "suspended", "factor", "leaves", "relaxed",
     )
 
 
@@ -104,6 +142,8 @@ height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimen
     takes = getattr(topo, "request_kind", None)
     makes = getattr(workload, "request_kind", None)
     largest = getattr(workload, "max_request", None)
+    if makes == _COUNT_REQUEST and isinstance(topo, SwitchTree):  # a node count is a tree's request
+        makes = takes
     if makes is not None and takes is not None and makes != takes:
         name = _workload_name(workload)
         upto = f" (up to {largest!r})" if largest is not None else ""
@@ -285,6 +325,23 @@ class Simulator:
         model = self.runtime_model
         topology = self.allocator.topology
         backlog: list[int] = []  # jobs in the system as each kept job arrives (saturation evidence)
+        # blocked by topology (module docstring): the head waits though its processor count is free
+        allocator = self.allocator
+        head_of = getattr(policy, "queue_head", None)
+        head_of = head_of if callable(head_of) else None
+        # an allocator that recognises any free processors (FlatPool, the non-contiguous mesh rules)
+        # places every request whose count is free: nothing is ever blocked by the topology
+        blocking = getattr(allocator, "recognition", "") != "any"
+        # the free count as Allocator.free returns it, read without the property call where it is that
+        free_of = operator.attrgetter("_free" if type(allocator).free is Allocator.free else "free")
+        waiting: deque[int] = deque()  # ids in arrival order, for policies without queue_head (lazy)
+        head_id, head_need = -1, 0  # the oldest waiting job then, and its processors (-1: none known)
+        blocked_time = 0.0
+        blocked_episodes = 0
+        was_blocked = False
+        # switch trees: per-job leaf switches and relaxed waits; requests checked when they arrive
+        tree = isinstance(topology, SwitchTree)
+        on_tree = _TreeJobs(policy, allocator) if tree else None
 
         def next_arrival() -> None:  # (inlined in the loop below)
             job = next(stream, None)
@@ -326,6 +383,9 @@ class Simulator:
                         placed[job.id] = act.allocation
                         if links is not None:
                             links.start(job.id, act.allocation)
+                    if tree:
+                        st.leaves = on_tree.leaves(act.allocation)
+                        st.relaxed = on_tree.relaxed(job, act.allocation)
                     st.rate = 1.0 / dur if dur > 0 else math.inf
                     running[job.id] = st
                     busy += act.processors
@@ -351,6 +411,8 @@ class Simulator:
                         st.processors = act.processors
                         if act.allocation is not None:
                             st.alloc = act.allocation
+                            if tree:
+                                st.leaves = on_tree.leaves(act.allocation)
                             if placed is not None:
                                 placed[st.job.id] = act.allocation
                                 if links is not None:
@@ -402,6 +464,24 @@ class Simulator:
                         share = busy / (demand if demand < P else P)  # min(1, busy / min(P, demand))
                         se_int += (share if share < 1.0 else 1.0) * dt
                         se_time += dt
+                    # blocked by topology over [last, t): the state after the last decision (_oldest_blocked, inlined)
+                    if queue_len and blocking:
+                        if head_of is None:  # the oldest waiting job (queue_len > 0: there is one)
+                            if head_id not in ordinals:  # it started: the next oldest is the head
+                                while waiting[0] not in ordinals:
+                                    waiting.popleft()
+                                head_id = waiting[0]
+                                head_need = refs[head_id]
+                            blk = head_need <= free_of(allocator)
+                        else:
+                            blk = _head_blocked(head_of, refs, allocator)
+                        if blk:
+                            blocked_time += dt
+                            if not was_blocked:
+                                blocked_episodes += 1
+                        was_blocked = blk
+                    else:
+                        was_blocked = False
                 last = t
             now = t
             # 1. deliver every event of the instant: completions, then timers, then arrivals (the
@@ -419,8 +499,12 @@ class Simulator:
                         del placed[job.id]
                         peak.pop(job.id, None)
                     if st.ordinal >= warmup:
-                        cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
-                                     st.folds, st.changes, st.moved, job.runtime))
+                        if tree:
+                            cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
+                                         st.folds, st.changes, st.moved, job.runtime, st.leaves, st.relaxed))
+                        else:
+                            cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
+                                         st.folds, st.changes, st.moved, job.runtime))
                     n_done += 1
                     acts = on_finish(job, now)
                     if acts:
@@ -434,7 +518,11 @@ class Simulator:
                         window_start = now
                     if n_arrived >= warmup:
                         backlog.append(in_system)
+                    if tree:
+                        on_tree.check(job)
                     ordinals[job.id] = n_arrived
+                    if head_of is None and blocking:
+                        waiting.append(job.id)
                     ref = reference_size(job)
                     refs[job.id] = ref
                     demand += ref
@@ -488,10 +576,17 @@ class Simulator:
                 if demand > 0:
                     se_int += min(1.0, busy / min(P, demand)) * dt
                     se_time += dt
+                if queue_len and blocking and (_head_blocked(head_of, refs, allocator) if head_of is not None else
+                                               _oldest_blocked(waiting, ordinals, refs, allocator)):
+                    blocked_time += dt
+                    if not was_blocked:
+                        blocked_episodes += 1
             end = until
         dtype = [("id", np.int64), ("ordinal", np.int64), ("arrival", float), ("start", float), ("end", float),
                  ("requested", np.int64), ("granted", np.int64), ("folds", np.int64), ("changes", np.int64),
                  ("moved", np.int64), ("runtime", float)]
+        if tree:
+            dtype += [("leaf_switches", np.int64), ("relaxed", bool)]
         table = _table(cols, dtype)
         placements = None
         if placed is not None:
@@ -518,7 +613,82 @@ class Simulator:
             state=state,
             placements=placements,
             backlog=np.array(backlog, dtype=np.int64),
+            blocked_time=blocked_time,
+            blocked_episodes=blocked_episodes,
         )
+
+
+def _head_blocked(head_of: Any, refs: dict[int, int], allocator: Allocator) -> bool:
+    """Whether the policy's queue head waits though its processor count is free."""
+    job = head_of()
+    need = None if job is None else refs.get(job.id)
+    return need is not None and need <= allocator.free
+
+
+def _oldest_blocked(waiting: deque, ordinals: dict[int, int], refs: dict[int, int], allocator: Allocator) -> bool:
+    """Whether the oldest waiting job (``waiting``: ids in arrival order, started ones not yet dropped)
+    waits though its processor count is free."""
+    while waiting and waiting[0] not in ordinals:
+        waiting.popleft()
+    return bool(waiting) and refs[waiting[0]] <= allocator.free
+
+
+class _TreeJobs:
+    """The simulator's switch-tree bookkeeping (module docstring): arriving requests checked, the
+    leaf switches of a grant, whether a start relaxed a switches wait."""
+
+    __slots__ = ("policy", "allocator", "leaf_of", "placeable", "waits_ok", "_all")
+
+    def __init__(self, policy: Policy, allocator: Allocator) -> None:
+        self.policy = policy
+        self.allocator = allocator
+        self.leaf_of = allocator.topology.leaf_of
+        self.placeable: dict[Any, bool] = {}
+        self.waits_ok = bool(getattr(policy, "switches_wait", False))
+        self._all: np.ndarray | None = None
+
+    def check(self, job: Job) -> None:
+        """Refuse a request the policy or the allocator can never serve. O(1) for a request seen
+        before, else one what-if placement on the empty machine."""
+        r = job.request
+        waits = type(r) is TreeRequest and r.switches is not None and r.wait is not None
+        if waits and not self.waits_ok:
+            raise ParameterError(
+                f"job {job.id} requests {r!r}, which waits {r.wait:g} for its leaf switches (Slurm's "
+                f"--switches=N@T), but policy {self.policy.name} does not implement that wait; use FCFS (or its "
+                "folding rules), EASY or Conservative")
+        try:
+            ok = self.placeable.get(r)
+            hashable = True
+        except TypeError:
+            ok, hashable = None, False
+        if ok is None:
+            alloc = self.allocator
+            if self._all is None:
+                self._all = np.ones(alloc.size, dtype=bool)
+            ok = alloc.place_in(r.relaxed() if waits else r, self._all) is not None
+            if hashable:
+                self.placeable[r] = ok
+        if not ok:
+            raise UnplaceableRequestError(
+                f"job {job.id} requests {r!r}, which {self.allocator!r} cannot place even on the empty machine",
+                job.id, r)
+
+    def leaves(self, allocation: Any) -> int:
+        """Leaf switches a grant's (ascending) nodes touch; -1 for an opaque grant."""
+        nodes = getattr(allocation, "nodes", None)
+        if nodes is None:
+            return -1
+        lv = self.leaf_of[np.asarray(nodes)]
+        return 1 + int(np.count_nonzero(lv[1:] != lv[:-1])) if len(lv) else 0
+
+    @staticmethod
+    def relaxed(job: Job, allocation: Any) -> bool:
+        """Whether ``job`` waited for its leaf switches and started with the constraint dropped."""
+        req = job.request
+        granted = getattr(allocation, "request", _MISSING)
+        return (type(req) is TreeRequest and req.switches is not None and granted is not _MISSING
+                and getattr(granted, "switches", None) is None)
 
 
 def _table(rows: list[tuple], dtype: list[tuple[str, Any]]) -> np.ndarray:

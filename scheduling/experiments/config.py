@@ -61,6 +61,27 @@ to, and it runs one replication by default (a trace is one sample)::
     [workload]
     model = { name = "Trace", file = "CTC-SP2-1996-3.1-cln", month = "1996-08", nonzero_cpu = true }
 
+**Switch trees.** ``topology = "tree:2x10x64:block,rack,host"`` (counts per level, the nodes per
+leaf switch last, optional level names), ``"fattree:4,3"`` (a k-ary n-tree), ``"tree:topology.conf"``
+or ``{kind = "tree", file = "topology.conf"}`` (a Slurm ``topology.conf``/``topology.yaml`` or a
+node-label ``.csv``, read by :func:`topologies.tree_files.read_tree_file`). ``allocators = "all"``
+names every registered allocator of the topology's kind when the file is loaded (allocators
+registered later are picked up). ``sizes = "auto"`` on a tree is
+:meth:`~scheduling.workloads.HeroMix.for_tree`. A ``[constraints]`` table attaches topology
+constraints to the jobs by rule (:mod:`scheduling.workloads.constraints`), for synthetic
+workloads and traces alike::
+
+    [constraints]
+    rule = "by_size"                     # "threshold", "probability", "by_size" or "switches"
+    classes = [[64, "rack"], [640, "block"]]   # by_size: [max_nodes, level] ascending; larger: none
+    kind = "required"                    # threshold, probability, by_size: "required" or "preferred"
+    # threshold:   min_nodes = 64, level = "rack"          (jobs of at least min_nodes nodes)
+    # probability: p = 0.5, level = "rack"                 (each job with probability p)
+    # switches:    switches = 2 or "auto", wait = 300.0, min_nodes = 1   (Slurm's --switches=N@T)
+
+The rule's draws come from their own random stream, and the stream key of a point leaves the rule
+out, so experiments that differ only in their rule see the same jobs (common random numbers).
+
 **Policy parameters.** A policy is a registry name or a table with ``name`` and constructor
 parameters (:func:`~scheduling.experiments.registry.make_policy`); tables and result rows label it
 ``Name(k=v)``. **Printed table.** ``table = ["mean_turnaround", "mean_changes"]`` chooses the
@@ -70,6 +91,7 @@ metrics ``topoalloc run`` prints (default: mean turnaround, utilisation, S_e).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import inspect
 import json
@@ -110,6 +132,7 @@ METRICS = (
     "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround", "p90_turnaround", "p99_turnaround",
     "p90_slowdown", "mean_changes", "mean_moved", "mean_cluster_size", "cv_cluster_size", "system_efficiency",
     "load_average", "saturated", "backlog_growth", "backlog_rise_sd", "mean_hops", "mean_components",
+    "blocked_by_topology", "blocked_fraction", "blocked_episodes", "mean_leaf_switches", "fraction_relaxed",
 )
 #: What the metrics added for seeds 000, 001 and 003 mean (the others: :func:`scheduling.metrics.summarize`).
 METRIC_NOTES = {
@@ -128,9 +151,18 @@ METRIC_NOTES = {
                  "replications, the fraction of saturated runs",
     "backlog_growth": "jobs added to the backlog per arriving job (least-squares slope; 0 when stable)",
     "backlog_rise_sd": "the backlog's fitted rise over the run in standard deviations around the fit",
-    "mean_hops": "mesh and cube: mean over jobs of the average pairwise hop distance of a job's nodes "
+    "mean_hops": "mesh, cube and switch tree: mean over jobs of the average pairwise hop distance of a job's nodes "
                  "(topoalloc.locality.mean_hops)",
-    "mean_components": "mesh and cube: mean over jobs of the connected pieces of a job's nodes (1: contiguous)",
+    "mean_components": "mesh and cube: mean over jobs of the connected pieces of a job's nodes (1: contiguous); "
+                       "switch tree: the leaf switches it spans",
+    "blocked_by_topology": "time the job at the head of the queue waited although as many processors as it asks for "
+                           "were free: no placement met its constraint or the allocator's rule (external "
+                           "fragmentation; scheduling.Simulator)",
+    "blocked_fraction": "blocked_by_topology as a fraction of the run's measured time",
+    "blocked_episodes": "number of separate intervals of blocked_by_topology",
+    "mean_leaf_switches": "switch tree: mean over jobs of the leaf switches a job's nodes touch",
+    "fraction_relaxed": "switch tree: fraction of jobs that waited their whole switches wait (Slurm's --switches=N@T) "
+                        "and started on any placement",
 }
 
 
@@ -159,22 +191,66 @@ def derive_seed(experiment_seed: int, stream_key: Any, replication: int) -> int:
 
 
 # -- topology ---------------------------------------------------------------------------------------
+#: The topology forms :meth:`TopologySpec.parse` reads, for messages.
+TOPOLOGY_FORMS = ("'mesh:WxH', 'cube:D', 'flat:P', 'tree:AxBx..xN' (counts per level, the nodes per leaf switch "
+                  "last; optionally ':name1,name2,..'), 'fattree:K,N' (or 'fattree:KxN') or 'tree:FILE' (a Slurm "
+                  "topology.conf / topology.yaml or a node-label .csv), or a table with kind and width/height, dim, "
+                  "size, levels (and names), k and n, or file")
+
+
+@functools.lru_cache(maxsize=16)
+def _tree_file(path: str, _mtime: int) -> Any:
+    """The switch tree a topology file describes (cached by path and modification time)."""
+    try:
+        from topologies.tree_files import read_tree_file
+    except ImportError as exc:
+        raise ValueError(f"reading the topology file {path!r} needs topologies.tree_files ({exc})") from None
+    return read_tree_file(path)
+
+
 @dataclass(frozen=True, slots=True)
 class TopologySpec:
-    """``kind`` (``mesh``, ``cube`` or ``flat``) and its ``shape``: ``(width, height)``, ``(dim,)``
-    or ``(size,)``. :meth:`parse` reads ``"mesh:32x32"``, ``"cube:8"``, ``"flat:128"`` or a table.
+    """``kind`` (``mesh``, ``cube``, ``flat`` or ``tree``) and its ``shape``: ``(width, height)``,
+    ``(dim,)``, ``(size,)``, or a tree's counts per level (the nodes per leaf switch last) with
+    optional level ``names``; a fat tree (``fat``: ``shape = (k, n)``, a k-ary n-tree); or a tree
+    read from a topology ``file``. :meth:`parse` reads ``"mesh:32x32"``, ``"cube:8"``,
+    ``"flat:128"``, ``"tree:2x10x64"``, ``"tree:2x10x64:block,rack,host"``, ``"fattree:4,3"``
+    (``"fattree:4x3"`` is read too; the label is ``fattree:4,3``), ``"tree:topology.conf"`` (a
+    path, relative to the current directory; read by
+    :func:`topologies.tree_files.read_tree_file`, which picks the reader by the suffix ``.conf``,
+    ``.yaml`` or ``.csv``) or a table.
+
+    A tree from a file is named by its path: a stored result is not recomputed when the file
+    changes under the same name.
 
     >>> TopologySpec.parse("mesh:32x16").label, TopologySpec.parse({"kind": "hypercube", "dim": 8}).size
     ('mesh:32x16', 256)
+    >>> t = TopologySpec.parse("tree:2x10x64:block,rack,host"); t.label, t.size, t.build().levels
+    ('tree:2x10x64:block,rack,host', 1280, ('cluster', 'block', 'rack', 'host'))
+    >>> TopologySpec.parse({"kind": "fattree", "k": 4, "n": 3}).label, TopologySpec.parse("fattree:4x3").size
+    ('fattree:4,3', 64)
     """
 
     kind: str
     shape: tuple[int, ...]
+    #: A tree's level names below the root (the nodes' last); empty: the default names.
+    names: tuple[str, ...] = ()
+    #: A tree read from this topology file (``shape`` is empty).
+    file: str | None = None
+    #: A fat tree: ``shape`` is ``(k, n)``.
+    fat: bool = False
 
     @property
     def label(self) -> str:
         if self.kind == "mesh":
             return f"mesh:{self.shape[0]}x{self.shape[1]}"
+        if self.kind == "tree":
+            if self.file is not None:
+                return f"tree:{self.file}"
+            if self.fat:
+                return f"fattree:{self.shape[0]},{self.shape[1]}"
+            names = f":{','.join(self.names)}" if self.names else ""
+            return "tree:" + "x".join(map(str, self.shape)) + names
         return f"{self.kind}:{self.shape[0]}"
 
     @property
@@ -183,32 +259,81 @@ class TopologySpec:
             return self.shape[0] * self.shape[1]
         if self.kind == "cube":
             return 1 << self.shape[0]
+        if self.kind == "tree":
+            if self.file is not None:
+                return int(self.build().size)
+            return self.shape[0] ** self.shape[1] if self.fat else math.prod(self.shape)
         return self.shape[0]
 
     def build(self) -> Any:
         """The :mod:`topologies` object."""
-        from topologies import Flat, Hypercube, Mesh
+        from topologies import Flat, Hypercube, Mesh, SwitchTree
 
         if self.kind == "mesh":
             return Mesh(*self.shape)
         if self.kind == "cube":
             return Hypercube(self.shape[0])
+        if self.kind == "tree":
+            if self.file is not None:
+                path = Path(self.file)
+                try:
+                    mtime = path.stat().st_mtime_ns
+                except OSError as exc:
+                    raise ValueError(f"topology file {self.file!r}: {exc.strerror or exc} (a tree by its levels is "
+                                     "written tree:AxBx..xN)") from None
+                return _tree_file(str(path), mtime)
+            if self.fat:
+                return SwitchTree.fat_tree(*self.shape)
+            return SwitchTree.uniform(self.shape, self.names or None)
         return Flat(self.shape[0])
+
+    @classmethod
+    def _tree(cls, kind: str, rest: str, value: Any) -> TopologySpec:
+        """``tree:...`` and ``fattree:...`` strings."""
+        text = rest.strip()
+        if kind == "fattree":
+            parts = re.split(r"\s*[,x]\s*", text.lower())
+            if len(parts) != 2 or not all(p.isdigit() for p in parts):
+                raise ValueError(f"bad topology {value!r}; write 'fattree:K,N' (a k-ary n-tree, or 'fattree:KxN')")
+            return cls._checked_tree(cls("tree", (int(parts[0]), int(parts[1])), fat=True), value)
+        counts, _, names = text.partition(":")
+        if re.fullmatch(r"\d+(\s*x\s*\d+)*", counts.strip().lower()):
+            shape = tuple(int(c) for c in counts.lower().split("x"))
+            level_names = tuple(n.strip() for n in names.split(",")) if names else ()
+            return cls._checked_tree(cls("tree", shape, level_names), value)
+        if not text:
+            raise ValueError(f"bad topology {value!r}; write {TOPOLOGY_FORMS}")
+        return cls._checked_tree(cls("tree", (), file=text), value)
+
+    @classmethod
+    def _checked_tree(cls, spec: TopologySpec, value: Any) -> TopologySpec:
+        from topologies import TopologyError
+
+        try:
+            spec.build()
+        except (TopologyError, ValueError) as exc:
+            raise ValueError(f"bad topology {value!r}: {exc}") from None
+        return spec
 
     @classmethod
     def parse(cls, value: Any) -> TopologySpec:
         """From ``"mesh:WxH"`` / ``"mesh:N"`` (square) / ``"cube:D"`` / ``"hypercube:D"`` /
-        ``"flat:P"`` or a table ``{kind, width, height}`` / ``{kind, dim}`` / ``{kind, size}``;
-        :class:`ValueError` names the accepted forms."""
-        forms = "'mesh:WxH', 'cube:D' or 'flat:P' (or a table with kind and width/height, dim or size)"
+        ``"flat:P"`` / ``"tree:AxBx..xN[:names]"`` / ``"fattree:K,N"`` / ``"tree:FILE"`` or a table
+        ``{kind, width, height}`` / ``{kind, dim}`` / ``{kind, size}`` / ``{kind = "tree", levels,
+        names}`` / ``{kind = "fattree", k, n}`` / ``{kind = "tree", file}``; :class:`ValueError`
+        names the accepted forms."""
+        forms = TOPOLOGY_FORMS
         if isinstance(value, TopologySpec):
             return value
         if isinstance(value, dict):
             kind = str(value.get("kind", "")).lower()
             kind = "cube" if kind == "hypercube" else kind
+            if kind in ("tree", "fattree"):
+                return cls._tree_table(kind, value)
             allowed = {"mesh": ("width", "height"), "cube": ("dim",), "flat": ("size",)}
             if kind not in allowed:
-                raise ValueError(f"topology kind {value.get('kind')!r} unknown; choose from mesh, cube, flat")
+                raise ValueError(f"topology kind {value.get('kind')!r} unknown; choose from mesh, cube, flat, tree, "
+                                 "fattree")
             extra = set(value) - {"kind", *allowed[kind]}
             if extra:
                 raise ValueError(f"a {kind} topology has no {sorted(extra)[0]!r}; allowed: {', '.join(allowed[kind])}")
@@ -223,6 +348,8 @@ class TopologySpec:
         kind, _, rest = value.strip().partition(":")
         kind = kind.strip().lower()
         kind = "cube" if kind == "hypercube" else kind
+        if kind in ("tree", "fattree"):
+            return cls._tree(kind, rest, value)
         try:
             if kind == "mesh":
                 parts = rest.lower().split("x")
@@ -236,6 +363,37 @@ class TopologySpec:
         except ValueError:
             raise ValueError(f"bad topology {value!r}; write {forms}") from None
         return cls._checked(kind, shape, value)
+
+    @classmethod
+    def _tree_table(cls, kind: str, value: dict) -> TopologySpec:
+        """``{kind = "tree", levels = [2, 10, 64], names = [...]}``, ``{kind = "tree", file = ...}``
+        or ``{kind = "fattree", k = 4, n = 3}``."""
+        allowed = ("k", "n") if kind == "fattree" else ("levels", "names", "file")
+        extra = set(value) - {"kind", *allowed}
+        if extra:
+            raise ValueError(f"a {kind} topology has no {sorted(extra)[0]!r}; allowed: {', '.join(allowed)}")
+        if kind == "fattree":
+            missing = [k for k in allowed if k not in value]
+            if missing:
+                raise ValueError(f"a fattree topology needs {missing[0]!r}")
+            k = check_int(value["k"], "a fattree topology's k", low=2)
+            n = check_int(value["n"], "a fattree topology's n", low=1)
+            return cls._checked_tree(cls("tree", (k, n), fat=True), value)
+        if "file" in value:
+            if "levels" in value or "names" in value:
+                raise ValueError("a tree topology takes either a file or levels (and names), not both")
+            if not isinstance(value["file"], str) or not value["file"].strip():
+                raise ValueError(f"a tree topology's file must be a path, got {value['file']!r}")
+            return cls._checked_tree(cls("tree", (), file=value["file"].strip()), value)
+        levels = value.get("levels")
+        if not isinstance(levels, list) or not levels:
+            raise ValueError(f"a tree topology needs 'levels' (counts per level, the nodes per leaf switch last) or "
+                             f"'file', got {levels!r}")
+        shape = tuple(check_int(c, "a tree topology's level count", low=1) for c in levels)
+        names = value.get("names", [])
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise ValueError(f"a tree topology's names must be a list of level names, got {names!r}")
+        return cls._checked_tree(cls("tree", shape, tuple(names)), value)
 
     @classmethod
     def _checked(cls, kind: str, shape: tuple[int, ...], value: Any) -> TopologySpec:
@@ -293,6 +451,35 @@ def _thaw(v: Any) -> Any:
     return [_thaw(x) for x in v] if isinstance(v, tuple) else v
 
 
+def frozen_table(table: dict[str, Any] | None) -> tuple[tuple[str, Any], ...] | None:
+    """A ``[constraints]`` table as a hashable value (``None`` stays ``None``)."""
+    return None if table is None else tuple(sorted((k, _freeze(v)) for k, v in table.items()))
+
+
+def constrain(workload: Any, rule: dict[str, Any] | None, topology: Any) -> Any:
+    """``workload`` with the requests the ``[constraints]`` table ``rule`` makes on ``topology``
+    (:class:`~scheduling.workloads.constraints.Constrained`), or ``workload`` itself without a
+    rule; a rule on a topology that is not a switch tree raises :class:`ValueError`."""
+    if rule is None:
+        return workload
+    from topologies import SwitchTree
+
+    from ..workloads.constraints import Constrained, rule_from_json
+
+    if not isinstance(topology, SwitchTree):
+        raise ValueError(f"topology constraints need a switch tree, not {topology!r}")
+    return Constrained(workload, rule_from_json(rule), topology)
+
+
+def tree_sizes(topology: TopologySpec) -> Component:
+    """The ``auto`` sizes on a switch tree: :meth:`~scheduling.workloads.HeroMix.for_tree` of it."""
+    from ..workloads.distributions import HeroMix
+
+    mix = HeroMix.for_tree(topology.build())
+    return Component.of("HeroMix", small_max=mix.small_max, medium_max=mix.medium_max, heroes=list(mix.heroes),
+                        p_medium=mix.p_medium, p_hero=mix.p_hero)
+
+
 # -- workload ---------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class WorkloadSpec:
@@ -320,6 +507,27 @@ class WorkloadSpec:
     #: A placement-dependent run-time model (:mod:`scheduling.runtime`: ``"Dilation"`` or
     #: ``{name = "HopBytes", pattern = "nearest-neighbour"}``); ``None``: placement costs nothing.
     runtime_model: Component | None = None
+    #: Topology constraints attached to the jobs by rule (a ``[constraints]`` table, as
+    #: :func:`~scheduling.workloads.constraints.rule_from_json` reads it; switch trees only).
+    constraints: tuple[tuple[str, Any], ...] | None = None
+
+    @property
+    def constraints_json(self) -> dict[str, Any] | None:
+        """The ``[constraints]`` table, or ``None``."""
+        return None if self.constraints is None else {k: _thaw(v) for k, v in self.constraints}
+
+    def constraint_rule(self) -> Any:
+        """The rule of :attr:`constraints` (:mod:`scheduling.workloads.constraints`), or ``None``."""
+        if self.constraints is None:
+            return None
+        from ..workloads.constraints import rule_from_json
+
+        return rule_from_json(self.constraints_json)
+
+    def constrain(self, workload: Any, topology: Any) -> Any:
+        """``workload`` with the rule's requests on ``topology`` (a switch tree), or as it is
+        without a rule."""
+        return constrain(workload, self.constraints_json, topology)
 
     @property
     def episodes(self) -> int:
@@ -342,14 +550,15 @@ class WorkloadSpec:
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> WorkloadSpec:
         """Inverse of :meth:`to_json`."""
+        rule = frozen_table(value.get("constraints"))
         if "model" in value:
-            return cls(model=Component.from_json(value["model"]))
+            return cls(model=Component.from_json(value["model"]), constraints=rule)
         comm = value.get("comm", 0.0)
         runtime = value.get("runtime_model")
         return cls(Component.from_json(value["sizes"]), Component.from_json(value["service"]),
                    Component.from_json(value["speedup"]), load_basis=value.get("load_basis", "requested"),
                    comm=Component.from_json(comm) if isinstance(comm, dict | list | str) else float(comm),
-                   runtime_model=Component.from_json(runtime) if runtime is not None else None)
+                   runtime_model=Component.from_json(runtime) if runtime is not None else None, constraints=rule)
 
     def resolve(self, topology: TopologySpec, allocator: str) -> WorkloadSpec:
         """This workload with ``auto`` sizes made concrete for ``topology`` and ``allocator``."""
@@ -361,14 +570,18 @@ class WorkloadSpec:
                 Component.of("MeshSides", max_w=w, max_h=h)
         elif topology.kind == "cube":
             sizes = Component.of("CubeDims", max_dim=max(topology.shape[0] - 1, 0))
+        elif topology.kind == "tree":
+            sizes = tree_sizes(topology)
         else:
             sizes = Component.of("UniformCount", low=1, high=topology.size)
         return dataclasses.replace(self, sizes=sizes)
 
     def to_json(self) -> dict[str, Any]:
+        rule = {} if self.constraints is None else {"constraints": self.constraints_json}
         if self.model is not None:
-            return {"model": self.model.to_json()}
-        out = {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json()}
+            return {"model": self.model.to_json(), **rule}
+        out = {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json(),
+               **rule}
         if self.load_basis != "requested":  # only then, so the default keeps its job streams (seeds)
             out["load_basis"] = self.load_basis
         if isinstance(self.comm, Component) or self.comm != 0.0:  # likewise
@@ -514,8 +727,13 @@ class Point:
         return hashlib.sha256(canonical_json(self.config()).encode()).hexdigest()[:20]
 
     def stream_key(self) -> dict[str, Any]:
-        """What the job stream depends on (not the allocator or policy: common random numbers)."""
-        return {"topology": self.topology.label, "workload": self.workload, "load": self.load}
+        """What the job stream depends on (not the allocator or policy: common random numbers; not
+        the constraint rule either, whose draws have their own stream, so points that differ only in
+        their rule see the same jobs)."""
+        work = self.workload
+        if "constraints" in work:
+            work = {k: v for k, v in work.items() if k != "constraints"}
+        return {"topology": self.topology.label, "workload": work, "load": self.load}
 
     def sim_seed(self, replication: int) -> int:
         return derive_seed(self.seed, self.stream_key(), replication)
@@ -673,10 +891,12 @@ def canonical_policy(name: str) -> str:
 # -- loading ----------------------------------------------------------------------------------------
 #: How a file writes a trace's own arrival rate in ``loads`` (stored as load ``None``).
 RECORDED = "recorded"
+#: How a file names every registered allocator of its topology's kind (``allocators = "all"``).
+ALL = "all"
 _TOP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
-             "warmup", "replications", "target", "experiments", "plots", "store", "table")
+             "warmup", "replications", "target", "experiments", "plots", "store", "table", "constraints")
 _EXP_KEYS = ("name", "description", "seed", "topology", "allocators", "policies", "workload", "loads", "jobs",
-             "warmup", "replications", "target")
+             "warmup", "replications", "target", "constraints")
 _WORKLOAD_KEYS = ("sizes", "service", "speedup", "model", "load_basis", "comm", "runtime_model")
 _TARGET_KEYS = ("metric", "relative", "min", "max")
 _PLOT_KEYS = ("kind", "metric", "panels", "logy", "load", "file", "title")
@@ -750,6 +970,10 @@ def _component_list(value: Any, *, file: Any, key: str) -> list[Component]:
 
 
 def _allocators(value: Any, topo: TopologySpec, *, file: Any, key: str) -> tuple[Component, ...]:
+    if value == ALL:  # every allocator registered for the topology's kind, now
+        value = registry.allocator_names(topo.kind)
+        if not value:
+            raise ConfigError(f"no allocator is registered for a {topo.kind} topology", file=file, key=key)
     out = []
     for i, comp in enumerate(_component_list(value, file=file, key=key)):
         k = f"{key}[{i}]"
@@ -910,6 +1134,38 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
     return spec
 
 
+def _constraints(value: Any, topo: TopologySpec, *, file: Any, key: str) -> dict[str, Any]:
+    """A ``[constraints]`` table, checked: a known rule with known keys and good values, on a switch
+    tree whose levels it names (see the module docstring)."""
+    from ..workloads.constraints import RULE_KEYS, rule_from_json
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"must be a table with a 'rule' key ({', '.join(RULE_KEYS)}), got {value!r}", file=file,
+                          key=key)
+    if topo.kind != "tree":
+        raise ConfigError(f"topology constraints need a switch tree (tree:..., fattree:...), not {topo.label}",
+                          file=file, key=key)
+    if "rule" not in value:
+        raise ConfigError(f"missing 'rule'; choose from {', '.join(RULE_KEYS)}", file=file, key=f"{key}.rule")
+    try:
+        rule = rule_from_json(value)
+    except KeyError as exc:
+        bad = next((k for k in value if k != "rule" and value.get("rule") in RULE_KEYS
+                    and k not in RULE_KEYS[value["rule"]]), "rule")
+        raise ConfigError(str(exc.args[0]), file=file, key=f"{key}.{bad}") from None
+    except (TypeError, ValueError) as exc:
+        bad = next((k for k in value if k != "rule" and k in str(exc)), None)
+        raise ConfigError(str(exc), file=file, key=f"{key}.{bad}" if bad else key) from None
+    tree = topo.build()
+    levels = [lv for lv in (getattr(rule, "level", None), *(c[1] for c in getattr(rule, "classes", ()))) if lv]
+    for lv in levels:
+        if lv not in tree.levels:
+            where = "classes" if hasattr(rule, "classes") else "level"
+            raise ConfigError(f"{topo.label} has no level {lv!r}; its levels are {', '.join(tree.levels)}",
+                              file=file, key=f"{key}.{where}")
+    return rule.to_json()
+
+
 def _target(value: Any, *, file: Any, key: str) -> Target:
     if not isinstance(value, dict):
         raise ConfigError(f"must be a table with {', '.join(_TARGET_KEYS)}", file=file, key=key)
@@ -977,6 +1233,9 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
     allocators = _allocators(table["allocators"], topo, file=file, key=key("allocators"))
     pols = _policy_list(table["policies"], file=file, key=key("policies"))
     workload = _workload(table.get("workload", {}), file=file, key=key("workload"), topology=topo)
+    if "constraints" in table:
+        rule = _constraints(table["constraints"], topo, file=file, key=key("constraints"))
+        workload = dataclasses.replace(workload, constraints=frozen_table(rule))
     trace = workload.trace
     if "loads" not in table and not trace:
         raise ConfigError("missing (required)", file=file, key=key("loads"))

@@ -23,6 +23,15 @@ under FCFS. Measured saturation loads (``topoalloc compare --saturation``, 5,000
 mesh, 2D buddy 0.27 (RSR-0) / 0.32 (RSR-1), frame sliding 0.41 / 0.43, first fit 0.43 / 0.51, best
 fit 0.47 / 0.56; on the cube, buddy 0.67 / 0.82, Gray code 0.73 / 0.82, free list 0.74 / 0.85 -- so
 at 0.3 the 2D buddy is saturated on rectangles and at 0.7 buddy RSR-0 is, and the table says so.
+
+**Switch trees.** ``--topology tree:...`` (or ``fattree:...``, or a topology file) runs every
+allocator registered for the ``tree`` kind at the time of the call (so allocators registered later
+are compared too) on :data:`COMPARE_TOPOLOGIES`'s ``tree:2x10x64:block,rack,host`` by default, with
+the kueue#4634 job mix scaled to the tree (:meth:`~scheduling.workloads.HeroMix.for_tree`: mostly
+jobs of one rack or less, a few heroes of a block or the whole machine) and no constraint
+(``constraints=`` adds a rule, :mod:`scheduling.workloads.constraints`). An allocator that cannot
+place the mix's largest job on the empty tree is left out and reported, like one that cannot be
+built on the topology.
 """
 
 from __future__ import annotations
@@ -41,20 +50,30 @@ from .config import (
     TopologySpec,
     WorkloadSpec,
     canonical_policy,
+    frozen_table,
+    tree_sizes,
 )
 
-__all__ = ["compare_study", "compare_workload", "COMPARE_ALLOCATORS", "COMPARE_TOPOLOGIES", "COMPARE_LOADS",
-           "COMPARE_POLICIES", "COMPARE_JOBS", "COMPARE_WARMUP", "COMPARE_TARGET"]
+__all__ = ["compare_study", "compare_workload", "default_allocators", "COMPARE_ALLOCATORS", "COMPARE_TOPOLOGIES",
+           "COMPARE_LOADS", "COMPARE_POLICIES", "COMPARE_JOBS", "COMPARE_WARMUP", "COMPARE_TARGET", "TREE_LOADS"]
 
-#: Allocators compared by default, per topology kind.
+#: Loads on a switch tree: the hero mix under FCFS saturates at 0.61-0.63 with FirstFree (``topoalloc
+#: compare --topology tree:2x10x64:block,rack,host --policies FCFS --saturation``, 10,000-job probes), so
+#: 0.2-0.5 is its working range.
+TREE_LOADS = (0.2, 0.35, 0.5)
+
+#: Allocators compared by default, per topology kind (on a tree: every registered tree allocator,
+#: looked up when the study is made, :func:`default_allocators`).
 COMPARE_ALLOCATORS = {
     "mesh": ("Buddy2D", "FrameSliding", "FirstFit", "BestFit"),
     "cube": ("Buddy", "GrayCode", "FreeList"),
     "flat": ("FlatPool", "DHCTree"),
 }
-COMPARE_TOPOLOGIES = {"mesh": "mesh:32x32", "cube": "cube:8", "flat": "flat:256"}
+COMPARE_TOPOLOGIES = {"mesh": "mesh:32x32", "cube": "cube:8", "flat": "flat:256",
+                      "tree": "tree:2x10x64:block,rack,host"}
 #: Loads per kind (see the module docstring for the saturation loads they are chosen against).
-COMPARE_LOADS = {"mesh": (0.1, 0.2, 0.3), "cube": (0.3, 0.5, 0.7), "flat": (0.3, 0.5, 0.7)}
+COMPARE_LOADS = {"mesh": (0.1, 0.2, 0.3), "cube": (0.3, 0.5, 0.7), "flat": (0.3, 0.5, 0.7),
+                 "tree": TREE_LOADS}
 COMPARE_POLICIES = ("RSR-0", "RSR-1")
 #: Completions per run, and arrivals discarded first.
 COMPARE_JOBS = 5000
@@ -76,6 +95,7 @@ def compare_study(
     target: float | None = None,
     comm: Any = 0.0,
     runtime_model: Any = None,
+    constraints: dict[str, Any] | None = None,
 ) -> tuple[Study, dict[str, str]]:
     """The ``compare`` study and ``{allocator: reason}`` for default allocators left out (unable to run
     on the chosen topology). Explicitly named allocators that
@@ -86,7 +106,10 @@ def compare_study(
     discards the first tenth (at most :data:`COMPARE_WARMUP`). ``comm`` (a fraction, or a
     :class:`Component` distribution) and ``runtime_model`` (a :class:`Component` naming a
     :mod:`scheduling.runtime` model) make run times depend on placement (see
-    :class:`WorkloadSpec`)."""
+    :class:`WorkloadSpec`). ``constraints`` (a ``[constraints]`` table) attaches topology
+    constraints to the jobs on a switch tree. An allocator, named or not, that cannot place the
+    workload's largest job on the empty machine is left out with its reason (a configuration
+    that cannot run is reported, not fatal)."""
     skipped: dict[str, str] = {}
     pols = tuple(_checked(canonical_policy, p, "--policies") for p in (policies or COMPARE_POLICIES))
     topos = [_checked(TopologySpec.parse, t, "--topology") for t in topologies] if topologies else None
@@ -101,19 +124,23 @@ def compare_study(
             if registry.allocator_kind(a) not in kinds:
                 raise ConfigError(f"{a} runs on a {registry.allocator_kind(a)} topology; none of "
                                   f"{', '.join(t.label for t in topos)} is one", key="--allocators")
+    if constraints is not None and any(t.kind != "tree" for t in topos):
+        raise ConfigError("topology constraints need a switch tree (--topology tree:... or fattree:...)",
+                          key="--constraints")
     exps = []
     for topo in topos:
         chosen = [a for a in named if registry.allocator_kind(a) == topo.kind] if named else \
-            list(COMPARE_ALLOCATORS[topo.kind])
+            default_allocators(topo.kind)
         usable = []
         for a in chosen:
             reason = _cannot_run(a, topo)
-            if reason is None:
+            largest = None if reason is not None else _cannot_grant_largest(a, topo)
+            if reason is None and largest is None:
                 usable.append(Component(a))
-            elif named:
+            elif named and reason is not None:
                 raise ConfigError(reason, key="--allocators")
             else:
-                skipped[a] = reason
+                skipped[a] = reason or largest
         if not usable:
             continue
         n_jobs = jobs or COMPARE_JOBS
@@ -122,7 +149,8 @@ def compare_study(
         exp = Experiment(
             name=f"compare/{topo.label}", topology=topo, allocators=tuple(usable), policies=pols,
             loads=tuple(float(x) for x in (loads or COMPARE_LOADS[topo.kind])),
-            workload=dataclasses.replace(compare_workload(topo), comm=comm, runtime_model=runtime_model),
+            workload=dataclasses.replace(compare_workload(topo), comm=comm, runtime_model=runtime_model,
+                                         constraints=frozen_table(constraints)),
             jobs=n_jobs, warmup=min(COMPARE_WARMUP, n_jobs // 10) if warmup is None else warmup,
             replications=replications or COMPARE_TARGET.min_runs, target=rule, seed=seed,
             description=f"{', '.join(a.name for a in usable)} on {topo.label} under FCFS with {', '.join(pols)}",
@@ -139,12 +167,23 @@ def compare_study(
 
 def compare_workload(topo: TopologySpec) -> WorkloadSpec:
     """The job stream every allocator of ``topo`` gets: seed 002 §4.1's rectangles on a mesh (not
-    the squares the paper gives the 2D buddy alone), the ``auto`` sizes elsewhere (the same for
-    every allocator of a cube or a flat machine), exponential service with mean 5."""
+    the squares the paper gives the 2D buddy alone), the kueue#4634 mix scaled to a switch tree,
+    the ``auto`` sizes elsewhere (the same for every allocator of a cube or a flat machine),
+    exponential service with mean 5."""
     if topo.kind == "mesh":
         w, h = topo.shape
         return WorkloadSpec(sizes=Component.of("MeshSides", max_w=w, max_h=h))
+    if topo.kind == "tree":
+        return WorkloadSpec(sizes=tree_sizes(topo))
     return WorkloadSpec()
+
+
+def default_allocators(kind: str) -> list[str]:
+    """The allocators ``compare`` runs on a topology of ``kind`` when none are named: the
+    :data:`COMPARE_ALLOCATORS`, or on a switch tree every registered tree allocator (now)."""
+    if kind == "tree":
+        return registry.allocator_names("tree")
+    return list(COMPARE_ALLOCATORS[kind])
 
 
 def _checked(fn, value, key):  # noqa: ANN001, ANN202 - small local helper
@@ -160,4 +199,19 @@ def _cannot_run(name: str, topo: TopologySpec) -> str | None:
         registry.make_allocator(name, topo.build())
     except Exception as exc:  # the allocator's own check (e.g. Buddy2D needs a power-of-two square)
         return f"{name} cannot run on {topo.label}: {exc}"
+    return None
+
+
+def _cannot_grant_largest(name: str, topo: TopologySpec) -> str | None:
+    """On a switch tree: why allocator ``name`` cannot run the compare workload (it cannot place
+    its largest job on the empty tree), or ``None``."""
+    if topo.kind != "tree":
+        return None
+    import numpy as np
+
+    allocator = registry.make_allocator(name, topo.build())
+    sizes = registry.make_distribution(compare_workload(topo).sizes.name, compare_workload(topo).sizes.kwargs)
+    largest = int(sizes.max_request)
+    if allocator.place_in(largest, np.ones(allocator.size, dtype=bool)) is None:
+        return f"{name} cannot place a {largest}-node job on the empty {topo.label}"
     return None

@@ -67,8 +67,8 @@ class UnknownDistributionError(KeyError):
 
 def register_allocator(name: str, kind: str | None = None, *, factory: Callable[..., Any], help: str = "",
                        aliases: tuple[str, ...] = ()) -> None:
-    """:func:`topoalloc.register` with the topology ``kind`` first (``"mesh"``, ``"cube"`` or
-    ``"flat"``; inferred from an allocator class when omitted)."""
+    """:func:`topoalloc.register` with the topology ``kind`` first (``"mesh"``, ``"cube"``,
+    ``"flat"`` or ``"tree"``; inferred from an allocator class when omitted)."""
     _allocators.register(name, factory, kind=kind, help=help, aliases=aliases)
 
 
@@ -93,7 +93,7 @@ def make_allocator(name: str, topology: Any, params: Mapping[str, Any] | None = 
 #: same names (``Linear``: ``LinearSpeedup``).
 _DISTRIBUTION_ROLES = {
     "MeshSides": "sizes", "Squares": "sizes", "CubeDims": "sizes", "CubeDiscreteNormal": "sizes",
-    "UniformCount": "sizes", "TruncatedExponentialCount": "sizes",
+    "UniformCount": "sizes", "TruncatedExponentialCount": "sizes", "HeroMix": "sizes",
     "Exponential": "service", "TruncatedNormal": "service", "Uniform": "service", "TruncatedExponential": "service",
     "Linear": "speedup", "MISP": "speedup",
 }
@@ -351,7 +351,7 @@ WORKLOAD_MODELS: dict[str, WorkloadModel] = {
         "adds Downey's load average and efficiency-weighted utilization (as system_efficiency; for policies "
         "that keep cluster sizes) and Eq. 5 slowdowns"),
     "Trace": WorkloadModel(
-        "Trace", _trace, finite=True, trace=True,
+        "Trace", _trace, kinds=("flat", "tree"), finite=True, trace=True,
         help="a recorded SWF log by name from $TOPOALLOC_TRACES (default ../shared/traces): file, month = "
         "'YYYY-MM' or window = [start, end] s, too_large, size, nonzero_cpu, limit, known_wait (only "
         "jobs with a recorded wait, for the Recorded policy); loads 'recorded' (default) or offered loads (seed 004 "

@@ -39,10 +39,13 @@ METRIC_LABELS = {
     "load_average": "load average", "saturated": "fraction of runs saturated",
     "backlog_growth": "backlog growth per arrival", "backlog_rise_sd": "backlog rise (sd)",
     "mean_hops": "mean pairwise hops per job", "mean_components": "pieces per job",
+    "blocked_by_topology": "time blocked by topology", "blocked_fraction": "fraction of time blocked by topology",
+    "blocked_episodes": "blocked-by-topology episodes", "mean_leaf_switches": "leaf switches per job",
+    "fraction_relaxed": "fraction of switch waits relaxed",
 }
 #: Metrics shown with three decimals (fractions).
 _FRACTIONS = ("utilization", "effectiveness", "fraction_folded", "system_efficiency", "load_average",
-              "cv_cluster_size", "saturated", "backlog_growth")
+              "cv_cluster_size", "saturated", "backlog_growth", "blocked_fraction", "fraction_relaxed")
 #: Metrics that grow with the length of a saturated run: tables show ``sat`` instead, figures no bar.
 GROW_WHEN_SATURATED = ("mean_turnaround", "mean_wait", "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround",
                        "p90_turnaround", "p99_turnaround", "p90_slowdown")

@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,7 +26,7 @@ from .._validate import check_int, check_seed
 from ..metrics import confidence_interval
 from ..semantics import SIMULATION_SEMANTICS
 from . import registry
-from .config import METRICS, Component, Point, Study, TopologySpec, WorkloadSpec
+from .config import METRICS, Component, Point, Study, TopologySpec, WorkloadSpec, constrain
 from .store import ResultStore, package_version
 
 __all__ = [
@@ -46,11 +46,17 @@ __all__ = [
     "replications_wanted",
     "study_rows",
     "episode_seeds",
+    "CANNOT_RUN",
 ]
 
 
 class TaskError(RuntimeError):
     """A simulation failed; the message names the point and replication."""
+
+
+#: The key of a result row that is not a result: the configuration cannot run (an allocator that
+#: cannot place a job of the workload even on the empty machine), with the reason.
+CANNOT_RUN = "cannot_run"
 
 
 class TraceSupportError(ImportError):
@@ -159,7 +165,9 @@ def _pool(results: list[Any]) -> Any:
                             float(sum(r.busy_integral for r in results)),
                             float(sum(r.effectiveness_integral for r in results)),
                             float(sum(r.demand_time for r in results)), r0.policy, r0.allocator,
-                            int(sum(r.unfinished for r in results)))
+                            int(sum(r.unfinished for r in results)),
+                            blocked_time=float(sum(r.blocked_time for r in results)),
+                            blocked_episodes=int(sum(r.blocked_episodes for r in results)))
 
 
 def _extra_metrics(pooled: Any, useful: float | None) -> dict[str, float]:
@@ -186,8 +194,14 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     seed), and pools them into one row. Saturation (:func:`scheduling.metrics.saturation`) is judged
     only for endless synthetic streams: a trace or a finite workload gets ``saturated`` NaN (the
     backlog evidence is kept). ``system_efficiency`` is measured for policies that track
-    the work done (``useful_work``, the dynamic ones) and by models with their own metrics."""
+    the work done (``useful_work``, the dynamic ones) and by models with their own metrics.
+
+    A configuration that cannot run -- the allocator cannot place one of the workload's requests
+    even on the empty machine (:class:`~scheduling.simulator.UnplaceableRequestError`) -- is not
+    an error: the row returned is ``{CANNOT_RUN: reason, "point_id": ..., "replication": ...}``,
+    which :func:`run_points` reports instead of storing."""
     from ..api import simulate
+    from ..simulator import UnplaceableRequestError
 
     cfg = task["point"]
     params = cfg.get("policy_params") or {}
@@ -198,6 +212,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
         topo = TopologySpec.parse(cfg["topology"])
         alloc = Component.from_json(cfg["allocator"])
         work = cfg["workload"]
+        rule = work.get("constraints")
         spec = model = trace = None
         if "trace" in work:
             trace = read_trace(work["trace"], topo, work.get("rate_factor", 1.0), work.get("too_large", "skip"))
@@ -216,13 +231,13 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             policy = registry.make_policy(cfg["policy"], params)
             by_id: dict[int, Any] = {}
             if trace is not None:
-                workload: Any = trace
+                workload: Any = constrain(trace, rule, topology)
             else:
-                workload = spec.build(cfg["load"], topology.size, allocator)
+                workload = constrain(spec.build(cfg["load"], topology.size, allocator), rule, topology)
                 if spec.finite:  # keep the jobs: the model's metrics need their speedups
                     workload = list(workload.jobs(seed))
                     by_id = {j.id: j for j in workload}
-            placed = topo.kind in ("mesh", "cube")  # where jobs land: mean_hops, mean_components
+            placed = topo.kind in ("mesh", "cube", "tree")  # where jobs land: mean_hops, mean_components
             result = simulate(allocator, policy, workload, jobs=cfg["jobs"], warmup=cfg["warmup"], seed=seed,
                               record_placement=placed,
                               runtime_model=spec.make_runtime_model() if spec is not None else None)
@@ -248,6 +263,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             offered = spec.offered(cfg["load"], topo.size, allocator)
     except TraceSupportError:
         raise
+    except UnplaceableRequestError as exc:
+        return {CANNOT_RUN: f"{alloc.label} cannot run on {cfg['topology']}: {exc}", "point_id": task["point_id"],
+                "replication": task["replication"]}
     except Exception as exc:
         raise TaskError(f"{label} failed: {type(exc).__name__}: {exc}") from exc
     row = {
@@ -393,12 +411,15 @@ def make_executor(workers: int | None = None, dask: Any = None) -> Executor:
 # -- sweeps -----------------------------------------------------------------------------------------
 @dataclass
 class RunStats:
-    """What :func:`run_study` did: tasks ``ran`` now, ``skipped`` (already stored), ``rounds``."""
+    """What :func:`run_study` did: tasks ``ran`` now, ``skipped`` (already stored), ``rounds``,
+    and the points that ``cannot_run``."""
 
     ran: int = 0
     skipped: int = 0
     rounds: int = 0
     seconds: float = 0.0
+    #: Points that cannot run (point id -> reason; :data:`CANNOT_RUN`), not stored.
+    cannot_run: dict[str, str] = field(default_factory=dict)
 
 
 def replications_wanted(rows: list[dict[str, Any]], rule: Any) -> int:
@@ -525,6 +546,8 @@ def run_points(
             for row in store.rows(point_ids=list(targets)):
                 stored.setdefault(row["point_id"], []).append(row)
         for p, want in plan:
+            if p.point_id in stats.cannot_run:
+                continue
             if not isinstance(want, int):
                 want = replications_wanted(stored.get(p.point_id, []), want)
             for r in range(want):
@@ -540,6 +563,10 @@ def run_points(
         bar = _progress(len(tasks), desc, progress)
         try:
             for row in executor.map_unordered(run_task, tasks):
+                if CANNOT_RUN in row:  # reported, not stored (nor asked for again)
+                    stats.cannot_run.setdefault(row["point_id"], row[CANNOT_RUN])
+                    bar.update(1)
+                    continue
                 store.add(row)
                 done.add((row["point_id"], row["replication"]))
                 stats.ran += 1
@@ -566,19 +593,24 @@ def trace_points(
     jobs: int | None = None,
     warmup: int = 0,
     too_large: str = "skip",
+    constraints: dict[str, Any] | None = None,
 ) -> list[Point]:
     """Points replaying trace ``path`` on ``topology`` under each allocator and policy, one
     replication each (a trace is one sample). Without ``loads`` the trace runs as recorded (the
     point's load is ``None``); with ``loads`` its arrivals are compressed or stretched to each
     offered load (:meth:`~scheduling.workloads.swf.SWFTrace.rate_factor_for` on the topology's
     size). ``too_large``: what happens to jobs larger than the machine (``"skip"``, ``"clamp"``,
-    ``"error"``, as :func:`~scheduling.workloads.swf.load_swf`). The trace is identified by its name
-    and SHA-256 (not its path), so a moved copy resumes the same rows."""
+    ``"error"``, as :func:`~scheduling.workloads.swf.load_swf`). ``constraints``: a
+    ``[constraints]`` table (:mod:`scheduling.workloads.constraints`) attaching topology constraints
+    to the jobs on a switch tree. The trace is identified by its name and SHA-256 (not its path), so
+    a moved copy resumes the same rows."""
     p = Path(path)
     digest = hashlib.sha256(p.read_bytes()).hexdigest()
     base = {"trace": str(p), "name": p.name, "sha256": digest}
     if too_large != "skip":  # only then: the points of earlier replays keep their identity
         base["too_large"] = too_large
+    if constraints is not None:
+        base["constraints"] = constraints
     name = experiment or f"replay/{p.name}"
     works: list[tuple[float | None, dict[str, Any]]] = []
     if loads is None:

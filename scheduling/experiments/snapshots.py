@@ -35,6 +35,14 @@ class SnapshotPolicy(Policy):
         self.times = sorted(check_real(t, f"times[{i}] (a snapshot time)", low=0) for i, t in enumerate(times))
         self.snapshots: list[tuple[float, np.ndarray]] = []
         self._next = 0
+        head = getattr(self.inner, "queue_head", None)
+        if callable(head):  # the simulator's blocked-by-topology measure asks the wrapped policy
+            self.queue_head = head
+
+    @property
+    def switches_wait(self) -> bool:
+        """Whether the wrapped policy implements the switches wait (:mod:`scheduling.policies.waits`)."""
+        return bool(getattr(self.inner, "switches_wait", False))
 
     def bind(self, allocator: Any) -> None:
         super().bind(allocator)

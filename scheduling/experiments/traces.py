@@ -34,8 +34,9 @@ Parameters (:func:`trace_workload`):
 offered load: every arrival gap is divided by ``load / offered_load`` of the kept jobs on the
 machine (:func:`~scheduling.workloads.swf.offered_load`; the first arrival stays). A trace is one
 sample: the seed is not used and experiments default to one replication. The model makes
-processor-count requests (``flat`` topologies); ``topoalloc replay`` replays a trace on a mesh or
-a cube. Parsed traces are cached per process (keyed by path, modification time and filters), so
+processor-count requests (``flat`` topologies, and switch trees, where a count is a request and a
+``[constraints]`` table may attach topology constraints); ``topoalloc replay`` replays a trace on a
+mesh or a cube too. Parsed traces are cached per process (keyed by path, modification time and filters), so
 the points of a sweep that share a worker read the log once. O(lines of the log) per parse.
 """
 

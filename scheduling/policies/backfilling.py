@@ -34,6 +34,13 @@ a candidate may start if it fits now and ends by the shadow time or needs no mor
 processors (those free at the shadow time beyond what the head needs). That is the same rule,
 since flat processors are interchangeable, at O(running + queue) per instant and no copies.
 
+**Switch-tree requests.** Requests may carry :class:`~topologies.TreeRequest` constraints; the
+allocator honours them in every what-if question. A request that waits a limited time for its
+leaf switches (Slurm's ``--switches=N@T``, :mod:`~scheduling.policies.waits`) is relaxed at
+``submit + T``; a reservation made before then is the earlier of the constrained request's
+earliest placement before the deadline and the relaxed request's from the deadline on (the time
+the job would start if nothing else did).
+
 **Zero-length jobs.** A job occupies its processors over ``[start, start + run time)``, in the
 simulator and in every reservation here: a job of (estimated) length 0 holds nothing, always ends
 by the shadow time, and its reservation overlaps no other (it still needs its processors free at
@@ -88,6 +95,7 @@ from topologies import Mesh, Submesh
 from ..actions import Action, Start, Timer
 from ..jobs import Job
 from .base import Policy
+from .waits import SwitchesWait
 
 __all__ = ["EASY", "Conservative", "Reservation", "FreeProfile", "clone_allocator"]
 
@@ -381,17 +389,33 @@ def _run_bits(first: int, stop: int) -> int:
     return ((1 << (stop - first)) - 1) << first
 
 
+def _free_mask(allocator: Allocator) -> np.ndarray:
+    """The allocator's free nodes as a boolean mask over node ids (from ``free_mask()`` or
+    ``free_nodes()`` where it has one, else from its occupancy view)."""
+    own = getattr(allocator, "free_mask", None)
+    if callable(own):
+        return np.asarray(own(), dtype=bool).ravel()
+    nodes = getattr(allocator, "free_nodes", None)
+    if callable(nodes):
+        mask = np.zeros(allocator.size, dtype=bool)
+        mask[np.asarray(nodes(), dtype=np.int64)] = True
+        return mask
+    return np.asarray(allocator.occupancy).ravel() == 0
+
+
 def _from_bits(bits: int, size: int) -> np.ndarray:
     """The boolean node mask of the bits of ``bits``."""
     raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
     return np.unpackbits(raw, count=size, bitorder="little").view(bool)
 
 
-class _Backfilling(Policy):
-    """What EASY and Conservative share: the queue, the running jobs sorted by expected end."""
+class _Backfilling(SwitchesWait, Policy):
+    """What EASY and Conservative share: the queue, the running jobs sorted by expected end, the
+    switches wait (:class:`~scheduling.policies.waits.SwitchesWait`)."""
 
     def __init__(self) -> None:
         super().__init__()
+        self._waits_init()
         self.running: dict[int, _Held] = {}
         self._ends: list[tuple[float, int, int, int]] = []  # (start + estimate, seq, job id, size), sorted
         self._seq = itertools.count()
@@ -407,9 +431,29 @@ class _Backfilling(Policy):
         self._stale: dict[int, tuple[Allocation, float]] = {}
         self._row = False  # the grid is one row
 
-    def _admit(self, job: Job) -> None:
+    def _admit(self, job: Job, now: float) -> list[Action] | None:
+        """Cache the job's processors, estimate and request key; start its switches wait (the
+        timer that ends it, if any). A wait already over relaxes the request, and the key, now."""
         if job.id not in self._info:
             self.reference_size(job)
+        timers = self._waits_arrival(job, now)
+        if self._relaxed and job.id in self._relaxed:
+            n, est, _ = self._info[job.id]
+            self._info[job.id] = (n, est, _key(self._relaxed[job.id]))
+        return timers
+
+    def _relax(self, key: Any, now: float) -> Job | None:
+        """A switches-wait timer: the queued job whose request is relaxed now (its cached request
+        key updated), or ``None``."""
+        jid = self._waits_timer(key, now)
+        if jid is None:
+            return None
+        n, est, _ = self._info[jid]
+        self._info[jid] = (n, est, _key(self._relaxed[jid]))
+        return self._job_of(jid)
+
+    def _job_of(self, jid: int) -> Job:
+        raise NotImplementedError
 
     def reference_size(self, job: Job) -> int:
         """The job's processor count (cached with its estimate: the driver asks before
@@ -442,6 +486,8 @@ class _Backfilling(Policy):
     def _launch(self, job: Job, alloc: Allocation, now: float) -> Action:
         seq = next(self._seq)
         n, est, _ = self._info.pop(job.id)
+        if self._deadlines or self._relaxed:
+            self._waits_started(job)
         end = now + est
         self.running[job.id] = _Held(job, alloc, n, now, end, seq)
         bisect.insort(self._ends, (end, seq, job.id, n))
@@ -545,13 +591,25 @@ class _Backfilling(Policy):
             if t == math.inf:
                 raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
             return Reservation(job, t, t + est, None, free - need)
+        deadline = self.deadline(job) if self._deadlines else None
+        if deadline is None:
+            found = self._earliest_nodes(self.request_of(job), need, now)
+        else:  # the constrained request before the deadline, else the relaxed one from the deadline on
+            found = self._earliest_nodes(job.request, need, now)
+            if found is None or found[0] >= deadline:
+                found = self._earliest_nodes(self.request_at(job, deadline), need, max(now, deadline))
+        if found is None:
+            raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+        t, nodes = found
+        return Reservation.on_ids(job, t, t + est, nodes, self.allocator.size)
+
+    def _earliest_nodes(self, request: Any, need: int, now: float) -> tuple[float, np.ndarray] | None:
+        """The earliest ``t >= now`` at which the allocator recognises a placement of ``request``
+        (``need`` processors) on the nodes expected free by ``t``, and that placement; ``None`` if
+        there is none even once every running job has ended."""
         alloc, ready = self.allocator, self._ready_now()
         if self._earliest:
-            found = alloc.earliest_in(job.request, ready, now)
-            if found is None:
-                raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
-            t, nodes = found
-            return Reservation.on_ids(job, t, t + est, nodes, alloc.size)
+            return alloc.earliest_in(request, ready, now)
         # the generic search, with the count test taken from the running jobs sorted by expected end
         ends = self._ends
         free = alloc.free
@@ -562,12 +620,12 @@ class _Backfilling(Policy):
                 free += ends[k][3]  # every job expected to end by t (overrunning jobs: now)
                 k += 1
             if free >= need:
-                nodes = alloc.place_in(job.request, ready <= t)
+                nodes = alloc.place_in(request, ready <= t)
                 if nodes is not None:
-                    return Reservation.on_ids(job, t, t + est, nodes, alloc.size)
+                    return t, nodes
             if k == last:
-                raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
-            t = ends[k][0]
+                return None
+            t = max(ends[k][0], now)
 
 
 class EASY(_Backfilling):
@@ -676,15 +734,31 @@ class EASY(_Backfilling):
         self._extra = 0
         self._failed: set = set()  # request keys with no placement at all (until a release)
         self._failed_off: set = set()  # request keys with no placement off the reserved nodes
+        self._relaxed_since = False  # a queued job's switches wait ended since the last pass
 
-    def on_arrival(self, job: Job, now: float) -> None:
-        self._admit(job)
+    def on_arrival(self, job: Job, now: float) -> list[Action] | None:
+        timers = self._admit(job, now)
         n, est, key = self._info[job.id]
         self._qn.append(n)
         self._qe.append(est)
         self._qk.append(key)
         self._qd.append(-1)
         self.queue.append(job)
+        return timers
+
+    def on_timer(self, key: Any, now: float) -> None:
+        job = self._relax(key, now)
+        if job is None:
+            return
+        i = next(i for i, q in enumerate(self.queue) if q is job)
+        self._qk[i] = self._info[job.id][2]
+        if i == 0:  # the head's request changed: its reservation is made again
+            self._res = None
+            self._box_free = -1
+        self._relaxed_since = True  # the next pass scans the whole queue (the relaxed job may fit now)
+
+    def _job_of(self, jid: int) -> Job:
+        return next(q for q in self.queue if q.id == jid)
 
     def _on_reserved(self, alloc: Allocation) -> int:
         """How many of a grant's nodes are on the head's reserved ones: rectangle arithmetic where
@@ -702,7 +776,8 @@ class EASY(_Backfilling):
             res = self._res
             # an early end moves the head's reservation only if the job was expected to end at or
             # after its shadow time (where the reservation is the earliest one, see the class docstring)
-            if res is None or end >= res.start or not (self._keep_early and (self._counting or self._earliest)):
+            if res is None or end >= res.start or not (self._keep_early and (self._counting or self._earliest)) \
+                    or (self._deadlines and res.job.id in self._deadlines):
                 self._early = True
         self._released = True
 
@@ -725,7 +800,8 @@ class EASY(_Backfilling):
         jobs that arrived since can start, and they come last in the queue anyway."""
         queue = self.queue
         overran = self._overran_since(now)
-        moved = self._released or overran
+        moved = self._released or overran or self._relaxed_since
+        self._relaxed_since = False
         res = self._res
         # a reservation whose shadow time has passed (a job running past its estimate, expected to
         # end at the instant the reservation was made, still holds processors) is made again
@@ -752,11 +828,12 @@ class EASY(_Backfilling):
         info = self._info
         if first == 0:
             heads = 0
+            relaxed = self._relaxed  # request_of, inlined
             for job in queue:
                 n, _, key = info[job.id]
                 if n > alloc.free or key in self._failed:
                     break
-                got = alloc.allocate(job.request)
+                got = alloc.allocate(relaxed.get(job.id, job.request) if relaxed else job.request)
                 if got is None:
                     self._failed.add(key)
                     break
@@ -835,7 +912,7 @@ class EASY(_Backfilling):
                     continue
                 extra -= n
             job = queue[i]
-            actions.append(self._launch(job, alloc.allocate(job.request), now))
+            actions.append(self._launch(job, alloc.allocate(self.request_of(job)), now))
             started.append(i)
             free -= n
             if free == 0:
@@ -864,6 +941,7 @@ class EASY(_Backfilling):
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
         qn, qe, qk = self._qn, self._qe, self._qk
+        relaxed = self._relaxed  # request_of, inlined
         for i in self._candidates(first, free):
             n = qn[i]
             if n > free:
@@ -880,8 +958,9 @@ class EASY(_Backfilling):
                 if end > bound:
                     res = self._head_reservation(now)
                     bound, reserved, box = max(res.start, now), res, self._box
+            request = relaxed.get(job.id, job.request) if relaxed else job.request
             if end <= bound:
-                got = alloc.allocate(job.request)
+                got = alloc.allocate(request)
                 if got is None:
                     failed.add(key)
                     continue
@@ -905,7 +984,7 @@ class EASY(_Backfilling):
                         off = free - self._box_free
                 if n > off:
                     continue
-                got = alloc.allocate_avoiding(job.request, reserved.nodes)
+                got = alloc.allocate_avoiding(request, reserved.nodes)
                 if got is None:
                     failed_off.add(key)
                     continue
@@ -1033,11 +1112,30 @@ class Conservative(_Backfilling):
         over their intervals."""
         return self._profile
 
-    def on_arrival(self, job: Job, now: float) -> None:
-        self._admit(job)
+    def on_arrival(self, job: Job, now: float) -> list[Action] | None:
+        timers = self._admit(job, now)
         self._waiting[job.id] = job
         self._arrival[job.id] = len(self._arrival)
         self._new.append(job)
+        return timers
+
+    def _job_of(self, jid: int) -> Job:
+        return self._waiting[jid]
+
+    def queue_head(self) -> Job | None:
+        """The waiting job that arrived first, unless it waits for its reservation though the
+        allocator could place it now (then ``None``): the simulator's blocked-by-topology measure
+        counts only a head that no placement on the free nodes satisfies. O(size) when the head's
+        processor count is free, else O(1)."""
+        job = next(iter(self._waiting.values()), None)
+        if job is None:
+            return None
+        alloc = self.allocator
+        if self._info[job.id][0] > alloc.free:
+            return job  # not enough free processors: not blocked by the topology (the simulator's count)
+        if self._counting:
+            return None  # any free processors will do: it waits for its reservation
+        return job if alloc.place_in(self.request_of(job), _free_mask(alloc)) is None else None
 
     def on_finish(self, job: Job, now: float) -> None:
         held = self._retire(job)
@@ -1049,7 +1147,9 @@ class Conservative(_Backfilling):
                 self._freed.append((now, held.end, self._bits_of(held.alloc)))
 
     def on_timer(self, key: Any, now: float) -> None:
-        self._timers.discard(key)
+        # a switches wait that ends: the job's reservation, made knowing the deadline, stays valid
+        if self._relax(key, now) is None:
+            self._timers.discard(key)
 
     def decide(self, now: float) -> list[Action]:
         """The decision of the class docstring: rebuild or compress the reservations if needed,
@@ -1251,16 +1351,28 @@ class Conservative(_Backfilling):
                     raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
                 return None
             return Reservation(job, t, t + est, None, -1)
-        return self._find_nodes(job, now, limit, mine, fresh, until, first)
+        deadline = self.deadline(job) if self._deadlines else None
+        if deadline is None:
+            return self._find_nodes(job, now, limit, mine, fresh, until, first, self.request_of(job))
+        # a switches wait: the constrained request before the deadline, then the relaxed one from the
+        # deadline on (a start at the deadline is tried though it is no breakpoint of the profile; the
+        # freed log's reasoning assumes one request, so it is not used)
+        first = first if first is not None and first < deadline else None
+        res = self._find_nodes(job, now, limit, mine, None, min(until, deadline), first, job.request)
+        if res is not None or deadline >= min(limit, until):
+            return res
+        return self._find_nodes(job, max(now, deadline), limit, mine, None, until, None,
+                                self.request_at(job, deadline))
 
     def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False,
                     fresh: list[tuple[float, float, int]] | None = None,
-                    until: float = math.inf, first: float | None = None) -> Reservation | None:
+                    until: float = math.inf, first: float | None = None, request: Any = None) -> Reservation | None:
         n, est, _ = self._info[job.id]
         profile, alloc, ends, nofit = self._profile, self.allocator, self._ends, self._nofit
         own = self._bits.get(job.id, 0) if mine else 0
         lift = n if mine else 0
-        request = job.request
+        if request is None:
+            request = job.request
         # the times the counts allow, ascending (FreeProfile.starts, without the generator: most
         # searches try one)
         t = profile.first(n, est, now, limit, lift, until) if first is None else first
@@ -1314,13 +1426,14 @@ class Conservative(_Backfilling):
             n, est, _ = self._info[job.id]
             got = None
             if n <= alloc.free:
+                request = self.request_of(job)
                 if self._counting:
-                    got = alloc.allocate(job.request)
+                    got = alloc.allocate(request)
                 else:
                     others = self._profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
-                    got = alloc.allocate_avoiding(job.request, _from_bits(others, alloc.size))
+                    got = alloc.allocate_avoiding(request, _from_bits(others, alloc.size))
                     if got is None:
-                        got = self._allocate_exactly(alloc, job.request, res.nodes)
+                        got = self._allocate_exactly(alloc, request, res.nodes)
             if got is None:
                 self._blocked.append(job.id)
                 if self._ends and self._ends[0][0] <= now:

@@ -41,6 +41,13 @@ class Policy:
     A job is counted over ``[start, end)``: a job of run time 0 holds no processors at any time,
     and what it frees is reusable at the instant it started (in the next round).
 
+    Two optional attributes tell the simulator more: ``queue_head()`` returns the job the policy
+    would start next if a placement existed (``None`` when it waits for something else), for the
+    time blocked by topology (:class:`~scheduling.Simulator`; without it the oldest waiting job is
+    the head); ``switches_wait = True`` says the policy implements the switches wait of
+    :mod:`scheduling.policies.waits` (jobs whose requests wait a limited time for their leaf
+    switches are refused otherwise).
+
     The policy owns every call to the allocator (it allocates before returning
     :class:`~scheduling.actions.Start` and releases in :meth:`on_finish`), so any event loop can
     drive it: the built-in :class:`~scheduling.Simulator`, a SimPy model

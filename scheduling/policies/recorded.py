@@ -91,6 +91,9 @@ class Recorded(Policy):
     module docstring for the semantics). Seed 004 calls the CTC log's schedule EASY-LL."""
 
     name = "Recorded"
+    #: Requests that wait for their leaf switches are accepted: the recorded waits already hold
+    #: whatever the production scheduler waited.
+    switches_wait = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -99,6 +102,11 @@ class Recorded(Policy):
         self._due: list[tuple[float, int, Job]] = []
         self._seq = itertools.count()
         self._timers: set[float] = set()
+
+    def queue_head(self) -> Job | None:
+        """``None``: no job waits for processors (each waits its recorded time), so none is ever
+        blocked by the topology."""
+        return None
 
     def reference_size(self, job: Job) -> int:
         """The job's own processor count (``job.size``), else its request as the allocator counts it."""

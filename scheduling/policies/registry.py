@@ -37,7 +37,7 @@ __all__ = ["register", "get", "names", "describe", "families", "suggest", "Polic
            "ANY_ALLOCATOR"]
 
 #: What most policies need: nothing beyond the allocator surface.
-ANY_ALLOCATOR = "any allocator (mesh, cube, DHC tree or flat pool)"
+ANY_ALLOCATOR = "any allocator (mesh, cube, switch tree, DHC tree or flat pool)"
 
 
 class UnknownPolicyError(KeyError):

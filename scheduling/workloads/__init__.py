@@ -1,4 +1,5 @@
-"""Workloads: synthetic job streams and their distributions; SWF traces (:mod:`.swf`).
+"""Workloads: synthetic job streams and their distributions; SWF traces (:mod:`.swf`); topology
+constraints attached by rule (:mod:`.constraints`) and the switch-tree workloads (:mod:`.trees`).
 
 Each name is imported from its module on first access (PEP 562): replaying a trace does not
 import the synthetic distributions, and the reverse.
@@ -9,6 +10,15 @@ from typing import TYPE_CHECKING
 from .._lazy import attach
 
 if TYPE_CHECKING:
+    from .constraints import (
+        Constrained,
+        LevelBySize,
+        SizeThreshold,
+        Switches,
+        WithProbability,
+        parse_rule,
+        rule_from_json,
+    )
     from .distributions import (
         MISP,
         SEED002_NORMAL_DIMS,
@@ -16,6 +26,7 @@ if TYPE_CHECKING:
         CubeDims,
         CubeDiscreteNormal,
         Exponential,
+        HeroMix,
         LinearSpeedup,
         MeshSides,
         Squares,
@@ -47,6 +58,7 @@ if TYPE_CHECKING:
         write_swf,
     )
     from .synthetic import STREAMS, Synthetic, arrival_rate, offered_load, streams
+    from .trees import KUEUE_4634_LEVELS, KUEUE_4634_NAMES, hero_mix, kueue_tree
 
 __all__ = [
     "Downey",
@@ -68,6 +80,7 @@ __all__ = [
     "SEED002_NORMAL_DIMS",
     "UniformCount",
     "TruncatedExponentialCount",
+    "HeroMix",
     "CountsOn",
     "Exponential",
     "TruncatedNormal",
@@ -93,6 +106,17 @@ __all__ = [
     "PlacementFileError",
     "trace_path",
     "traces_dir",
+    "Constrained",
+    "SizeThreshold",
+    "WithProbability",
+    "LevelBySize",
+    "Switches",
+    "rule_from_json",
+    "parse_rule",
+    "hero_mix",
+    "kueue_tree",
+    "KUEUE_4634_LEVELS",
+    "KUEUE_4634_NAMES",
 ]
 
 #: Where each public name is defined: name -> module of this package.
@@ -100,8 +124,11 @@ _LAZY_ATTRS = {
     **dict.fromkeys((
         "MISP", "SEED002_NORMAL_DIMS", "CountsOn", "CubeDims", "CubeDiscreteNormal", "Exponential", "LinearSpeedup",
         "MeshSides", "Squares", "TruncatedExponential", "TruncatedExponentialCount", "TruncatedNormal", "Uniform",
-        "UniformCount"
+        "UniformCount", "HeroMix"
     ), "distributions"),
+    **dict.fromkeys(("Constrained", "SizeThreshold", "WithProbability", "LevelBySize", "Switches", "rule_from_json",
+                     "parse_rule"), "constraints"),
+    **dict.fromkeys(("hero_mix", "kueue_tree", "KUEUE_4634_LEVELS", "KUEUE_4634_NAMES"), "trees"),
     "Downey": "downey",
     **dict.fromkeys(("ISMAIL_DYNAMIC_EXECUTION", "Labelled", "ismail_dynamic"), "ismail_dynamic"),
     **dict.fromkeys(("LOAD_BASES", "granted_ratio", "mean_granted_size"), "offered"),

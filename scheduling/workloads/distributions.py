@@ -19,7 +19,7 @@ from ..speedup import Amdahl, Linear, Speedup, misp_serial_fraction
 
 __all__ = [
     "MeshSides", "Squares", "CubeDims", "CubeDiscreteNormal", "UniformCount", "TruncatedExponentialCount",
-    "CountsOn", "Exponential", "TruncatedNormal", "Uniform", "TruncatedExponential",
+    "HeroMix", "CountsOn", "Exponential", "TruncatedNormal", "Uniform", "TruncatedExponential",
     "LinearSpeedup", "MISP", "SEED002_NORMAL_DIMS",
 ]
 
@@ -217,6 +217,128 @@ class TruncatedExponentialCount:
     def sample(self, rng: np.random.Generator, count: int) -> list[Any]:
         n, p = self._p()
         return rng.choice(n, size=count, p=p).tolist()
+
+    def size_of(self, request: Any) -> int:
+        return request
+
+
+def _log_uniform_pmf(low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """Counts ``low .. high`` and their probabilities under ``floor(exp(U))``, ``U`` uniform on
+    ``[log low, log(high + 1))``: ``P(n) = log((n + 1) / n) / log((high + 1) / low)``."""
+    n = np.arange(low, high + 1, dtype=np.int64)
+    return n, np.log1p(1.0 / n) / math.log((high + 1) / low)
+
+
+@dataclass(frozen=True, slots=True)
+class HeroMix:
+    """Node counts for a switch tree: mostly small jobs, some medium ones, a few *hero* jobs of a
+    whole block or more -- the kueue#4634 scenario (a cluster of 2 blocks x 10 racks x 64 hosts
+    whose topology-aware admission lets small jobs fragment the blocks a hero job needs).
+
+    With probability ``1 - p_medium - p_hero`` a count log-uniform on ``1 .. small_max`` (one rack
+    or less; ``floor(exp(U))``, ``U`` uniform on ``[0, log(small_max + 1))``, so half the small jobs
+    have at most ``sqrt(small_max + 1)`` nodes); with probability ``p_medium`` log-uniform on
+    ``small_max + 1 .. medium_max``; with probability ``p_hero`` one of ``heroes`` (uniformly). The
+    defaults are the mix of :func:`scheduling.workloads.hero_mix` on the 1,280-node tree: 80% of
+    jobs on 1..64 nodes, 18% on 65..320 (up to half a block), 2% heroes of 640 (one block) or 1,280
+    nodes (the machine); mean 59.8 nodes, median 13, and the heroes carry 32% of the offered node
+    time (run times do not depend on the count).
+    Interpretation: the issue describes the mix in words (small jobs, a few of a block or more);
+    the proportions are ours. :meth:`for_tree` scales the mix to another tree.
+
+    >>> m = HeroMix(); round(m.mean_size, 1), m.max_request
+    (59.8, 1280)
+    >>> import numpy as np; sorted(set(m.sample(np.random.default_rng(1), 2000)) & {640, 1280})
+    [640, 1280]
+    """
+
+    small_max: int = 64
+    medium_max: int = 320
+    heroes: tuple[int, ...] = (640, 1280)
+    p_medium: float = 0.18
+    p_hero: float = 0.02
+    #: What the requests are (node counts; a switch tree takes them as plain requests).
+    request_kind = COUNT_REQUEST
+
+    def __post_init__(self) -> None:
+        check_int(self.small_max, "HeroMix small_max", low=1)
+        check_int(self.medium_max, "HeroMix medium_max", low=self.small_max)
+        if isinstance(self.heroes, str) or not isinstance(self.heroes, tuple | list) or not self.heroes:
+            raise ParameterError(f"HeroMix heroes must be a non-empty list of node counts, got {self.heroes!r}")
+        for h in self.heroes:
+            check_int(h, "HeroMix heroes (a node count)", low=1)
+        if isinstance(self.heroes, list):
+            object.__setattr__(self, "heroes", tuple(self.heroes))
+        check_real(self.p_medium, "HeroMix p_medium (a probability)", low=0, high=1)
+        check_real(self.p_hero, "HeroMix p_hero (a probability)", low=0, high=1)
+        _check(self.p_medium + self.p_hero <= 1.0,
+               f"HeroMix: p_medium + p_hero must be at most 1, got {self.p_medium} + {self.p_hero}")
+        _check(self.medium_max > self.small_max or self.p_medium == 0,
+               f"HeroMix: medium jobs need medium_max > small_max ({self.small_max}), got {self.medium_max}")
+
+    @classmethod
+    def for_tree(cls, tree: Any, p_medium: float = 0.18, p_hero: float = 0.02) -> HeroMix:
+        """The mix scaled to ``tree`` (a :class:`~topologies.SwitchTree`): small jobs up to its
+        largest leaf switch, medium ones up to half its largest domain one level below the root,
+        heroes of that domain and of the whole tree (one hero size when the two coincide). On
+        ``SwitchTree.uniform((2, 10, 64))`` this is the default mix.
+
+        >>> from topologies import SwitchTree
+        >>> HeroMix.for_tree(SwitchTree.fat_tree(4, 3))
+        HeroMix(small_max=4, medium_max=8, heroes=(16, 64), p_medium=0.18, p_hero=0.02)
+        """
+        leaves = tree.leaf_switch_ids
+        leaf = int((tree.stop[leaves] - tree.first[leaves]).max())
+        first, stop = tree.domains(1) if len(tree.levels) > 2 else tree.domains(0)
+        block = int((stop - first).max())
+        medium = max(leaf, block // 2)
+        heroes = tuple(sorted({block, int(tree.size)}))
+        return cls(leaf, medium, heroes, p_medium if medium > leaf else 0.0, p_hero)
+
+    @property
+    def max_request(self) -> int:
+        """The largest count drawn (with a probability > 0)."""
+        top = self.small_max
+        if self.p_medium > 0:
+            top = self.medium_max
+        if self.p_hero > 0:
+            top = max(top, *self.heroes)
+        return int(top)
+
+    def pmf(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every count drawn with a probability > 0, ascending, and its probability."""
+        parts: dict[int, float] = {}
+        p_small = 1.0 - self.p_medium - self.p_hero
+        pieces = [(p_small, *_log_uniform_pmf(1, self.small_max))]
+        if self.p_medium > 0:
+            pieces.append((self.p_medium, *_log_uniform_pmf(self.small_max + 1, self.medium_max)))
+        if self.p_hero > 0:
+            h = np.array(self.heroes, dtype=np.int64)
+            pieces.append((self.p_hero, h, np.full(len(h), 1.0 / len(h))))
+        for weight, n, p in pieces:
+            if weight <= 0:
+                continue
+            for k, q in zip(n.tolist(), p.tolist(), strict=True):
+                parts[k] = parts.get(k, 0.0) + weight * q
+        counts = np.array(sorted(parts), dtype=np.int64)
+        return counts, np.array([parts[k] for k in counts.tolist()])
+
+    @property
+    def mean_size(self) -> float:
+        n, p = self.pmf()
+        return float((n * p).sum())
+
+    def sample(self, rng: np.random.Generator, count: int) -> list[Any]:
+        kind = rng.random(count)
+        small = np.floor(np.exp(rng.uniform(0.0, math.log(self.small_max + 1), count)))
+        lo = self.small_max + 1
+        medium = np.floor(np.exp(rng.uniform(math.log(lo), math.log(self.medium_max + 1), count))) \
+            if self.medium_max >= lo else small
+        hero = np.asarray(self.heroes, dtype=np.int64)[rng.integers(0, len(self.heroes), count)]
+        p_small = 1.0 - self.p_medium - self.p_hero
+        out = np.where(kind < p_small, np.minimum(small, self.small_max),
+                       np.where(kind < p_small + self.p_medium, np.minimum(medium, self.medium_max), hero))
+        return out.astype(np.int64).tolist()
 
     def size_of(self, request: Any) -> int:
         return request

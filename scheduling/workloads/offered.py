@@ -48,7 +48,15 @@ _CACHE: dict[tuple[str, str, str], float] = {}
 def request_distribution(sizes: Any) -> tuple[list[Any], np.ndarray] | None:
     """Every request ``sizes`` can make and its probability, for the library's size distributions
     (``None`` for others)."""
-    from .distributions import CountsOn, CubeDims, MeshSides, Squares, TruncatedExponentialCount, UniformCount
+    from .distributions import (
+        CountsOn,
+        CubeDims,
+        HeroMix,
+        MeshSides,
+        Squares,
+        TruncatedExponentialCount,
+        UniformCount,
+    )
 
     if isinstance(sizes, MeshSides):
         reqs = [(w, h) for w in range(1, sizes.max_w + 1) for h in range(1, sizes.max_h + 1)]
@@ -63,6 +71,9 @@ def request_distribution(sizes: Any) -> tuple[list[Any], np.ndarray] | None:
         return reqs, np.full(len(reqs), 1.0 / len(reqs))
     if isinstance(sizes, TruncatedExponentialCount):
         n, p = sizes._p()
+        return n.tolist(), p
+    if isinstance(sizes, HeroMix):
+        n, p = sizes.pmf()
         return n.tolist(), p
     if isinstance(sizes, CountsOn):
         inner = request_distribution(sizes.counts)

@@ -15,8 +15,10 @@ from .distributions import Exponential, LinearSpeedup
 __all__ = ["Synthetic", "arrival_rate", "offered_load", "streams", "STREAMS"]
 
 #: The purposes that get their own random stream, in spawn order (never reorder: it would change
-#: every workload generated so far).
-STREAMS = ("arrivals", "sizes", "runtimes", "speedups", "estimates", "extra", "comm")
+#: every workload generated so far; a purpose added at the end leaves the others' streams as they
+#: were, since the ``i``-th spawned child depends only on ``i``). ``constraints``: the draws of a
+#: probabilistic constraint rule (:mod:`scheduling.workloads.constraints`).
+STREAMS = ("arrivals", "sizes", "runtimes", "speedups", "estimates", "extra", "comm", "constraints")
 
 
 def streams(seed: int) -> dict[str, np.random.Generator]:

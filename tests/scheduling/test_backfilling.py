@@ -23,9 +23,11 @@ from topoalloc.testing import (
     gray_code_blocks,
     perfect_subcube,
     perfect_submesh,
+    tree_any,
     tree_partitions,
 )
-from topologies import Flat, Hypercube, Mesh
+from topoalloc.tree import FirstFree
+from topologies import Flat, Hypercube, Mesh, SwitchTree, TreeRequest
 
 
 # -- workloads ---------------------------------------------------------------------------------------
@@ -427,6 +429,20 @@ def _same(fits):
     return lambda allocator: fits
 
 
+class RackRequests:
+    """Requests on a switch tree of 16-node racks: a job of at most a rack requires one rack (Kueue's
+    required topology), a larger one is a plain count."""
+
+    def __init__(self, tree: SwitchTree) -> None:
+        self.tree = tree
+
+    def request_for(self, n: int):
+        return TreeRequest(n, required="rack") if n <= 16 else n
+
+
+_TREE = SwitchTree.uniform((4, 16), names=("rack", "host"))
+
+
 #: case -> (allocator factory, topology for the requests (None: counts), fits(allocator) -> oracle,
 #: whether Conservative's reservations are exact there: placements of one request never overlap in
 #: part, and the allocator's own order off the other reservations finds a free reserved region)
@@ -440,6 +456,8 @@ CASES = {
     "gray": (lambda: GrayCode(Hypercube(6)), Hypercube(6), fits_by(gray_code_blocks), False),
     "freelist": (lambda: FreeList(Hypercube(6)), Hypercube(6), fits_by(perfect_subcube), False),
     "dhc": (lambda: DHCTree(Flat(64)), Flat(64), fits_by(tree_partitions), True),
+    # a switch tree with constrained requests: placements of one request can overlap in part
+    "switchtree": (lambda: FirstFree(_TREE), RackRequests(_TREE), fits_by(tree_any), False),
 }
 
 

@@ -316,7 +316,9 @@ def test_row_metrics_are_numbers_or_one_nan():
     row = run_task(study_from_dict({**BASE, "policies": ["FF"],
                                     "workload": {"model": {"name": "Ismail"}}}).points()[0].task(0))
     nans = [m for m in METRICS if row[m] != row[m]]
-    assert nans == ["system_efficiency", "load_average", "mean_hops", "mean_components"]  # flat: no hops
+    # flat: no hops, no leaf switches
+    assert nans == ["system_efficiency", "load_average", "mean_hops", "mean_components", "mean_leaf_switches",
+                    "fraction_relaxed"]
     assert all(row[m] is math.nan for m in nans)  # equal rows compare equal
     assert np.isfinite([row[m] for m in METRICS if m not in nans]).all()
 
@@ -477,7 +479,7 @@ def traces(tmp_path, monkeypatch):
         (TRACE_HEAD + 'loads = "recorded"', "loads", ["recorded workload (model Trace)", "offered loads"]),
         (TRACE_HEAD, "loads", ["missing (required)"]),
         ('topology = "mesh:4x4"\nallocators = ["FirstFit"]\npolicies = ["FCFS"]\n[workload]\n'
-         'model = { name = "Trace", file = "tiny" }', "workload.model", ["flat topology, not mesh:4x4"]),
+         'model = { name = "Trace", file = "tiny" }', "workload.model", ["flat or tree topology, not mesh:4x4"]),
         ('topology = "flat:16"\nallocators = ["DHCTree"]\npolicies = [{ name = "Gang-Vanilla", cycle = -1 }]\n'
          '[workload]\nmodel = { name = "Trace", file = "tiny" }', "policies[0]", ["cycle must be a finite number > 0"]),
         ('topology = "flat:16"\nallocators = ["DHCTree"]\npolicies = [{ name = "Gang-Vanilla", quantum = 1 }]\n'

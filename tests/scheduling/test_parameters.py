@@ -47,7 +47,7 @@ from scheduling.workloads import (
 )
 from scheduling.workloads.ismail import ismail_workload
 from topoalloc import FirstFit, TreeWeights
-from topologies import Flat, Hypercube, Mesh
+from topologies import Flat, Hypercube, Mesh, SwitchTree
 
 NAN, INF = float("nan"), float("inf")
 #: Not numbers at all, or not the number a parameter means, whatever its range.
@@ -63,6 +63,7 @@ ZERO_OK = {
     ("offered_load", "rate"), ("offered_load", "mean_size"), ("offered_load", "mean_service"),
     ("Labelled", "long_after"), ("Job", "runtime"), ("episode_seeds", "seed"), ("episode_seeds", "count"),
     ("Paging", "size_index"),  # 2^0 x 2^0 pages: single nodes
+    ("HeroMix", "p_medium"), ("HeroMix", "p_hero"),  # a mix without medium jobs, or without heroes
 }
 #: Policy constructor parameters for which 0 is valid (costs, fractions, floors).
 POLICY_ZERO_OK = {"overhead", "c", "load", "switch_cost", "rho_floor", "quantum", "r", "long_after"}
@@ -178,7 +179,8 @@ def _model_cases() -> list[Case]:
     return cases
 
 
-TOPOLOGY_FOR = {"mesh": Mesh(8, 8), "cube": Hypercube(4), "flat": Flat(16)}
+TOPOLOGY_FOR = {"mesh": Mesh(8, 8), "cube": Hypercube(4), "flat": Flat(16),
+                "tree": SwitchTree.uniform((2, 2, 4), names=("block", "rack", "host"))}
 
 
 def _allocator_cases() -> list[Case]:
