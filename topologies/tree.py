@@ -655,7 +655,9 @@ class SwitchTree:
         return len(np.unique(self.leaf_of[np.asarray(nodes, dtype=np.int64).ravel()]))
 
     def common_level(self, nodes: Any) -> str:
-        """The name of the deepest level with one domain holding every node of ``nodes``."""
+        """The name of the level of the lowest common switch of ``nodes`` (the node level for a
+        single node). On an unbalanced tree this can be shallower than the deepest level with one
+        domain holding them all (a shallow leaf switch is a domain of the deeper levels too)."""
         a = np.asarray(nodes, dtype=np.int64).ravel()
         if len(np.unique(a)) == 1:
             return self.levels[-1]
