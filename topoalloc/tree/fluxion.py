@@ -20,13 +20,55 @@ GPUs); for whole-node requests they select the same nodes as ``low`` / ``high``.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
+from topologies import TreeRequest
+
+from ..base import Allocation
 from .base import TreeAllocator, free_per_domain
 
 __all__ = ["FluxLow", "FluxHigh", "FluxLocality"]
+
+
+def _nth_ready(ready: np.ndarray, n: int, now: float) -> float:
+    """The ``n``-th smallest value of ``ready`` (every value ``>= now``): ``now`` when ``n`` of them
+    are ``now``, else from a sort of the later ones (``np.partition`` is slow on the many equal
+    values a ready array holds). O(N log N) at most."""
+    k = int(np.count_nonzero(ready <= now))
+    if k >= n:
+        return float(now)
+    later = ready[ready > now]
+    later.sort(kind="stable")  # (faster than the default sort on many equal values)
+    return float(later[n - k - 1])
+
+
+def _ready_ranks(ready: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(times, rank)``: the distinct values of ``ready`` ascending and each value's index among
+    them (``np.unique(ready, return_inverse=True)``, three times faster on a ready array's many
+    equal values). O(N log N)."""
+    s = np.sort(ready, kind="stable")
+    first = np.empty(len(s), dtype=bool)
+    first[:1] = True
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    times = s[first]
+    return times, times.searchsorted(ready)
+
+
+def _nth_ready_in_a_domain(first: np.ndarray, stop: np.ndarray, ready: np.ndarray, n: int) -> float | None:
+    """The earliest time at which some domain (``first .. stop - 1``, the domains of a level,
+    which partition the nodes in id order) has ``n`` nodes ready by ``ready``; ``None`` if none
+    has ``n`` nodes. One sort of ``domain * T + rank`` (``rank``: the ready time's rank among the
+    ``T`` distinct ones) puts every domain's ready times in order. O(N log N)."""
+    sizes = stop - first
+    big = np.flatnonzero(sizes >= n)
+    if not len(big):
+        return None
+    times, rank = _ready_ranks(ready)
+    T = len(times)
+    by_domain = np.sort(np.repeat(np.arange(len(first)) * T, sizes) + rank, kind="stable")
+    return float(times[int((by_domain[first[big] + n - 1] - big * T).min())])
 
 
 def _runs_highest_first(candidates: np.ndarray) -> np.ndarray:
@@ -57,6 +99,59 @@ class _FluxPolicy(TreeAllocator):
     native: ClassVar[frozenset[str]] = frozenset({"required"})
     #: ``True`` when the policy takes the lowest ids inside a domain, ``False`` for the highest.
     _inner_low: ClassVar[bool] = True
+
+    def _succession(self, ids: np.ndarray) -> np.ndarray:
+        """The free ids ``ids`` (ascending) in the order successive plain counts take them: the
+        ``k``-th placement of ``n`` nodes, made while the earlier ones are held, is
+        ``sorted(order[k n:(k + 1) n])``."""
+        raise NotImplementedError
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding <topoalloc.Allocator.allocate_avoiding>` for a plain
+        count in one pass: the placements the policy makes one after another while the earlier
+        ones are held take the free ids in a fixed order, ``n`` at a time (:meth:`_succession`),
+        so the first group of ``n`` that touches no avoided node is the grant. Same grant as the
+        generic default; O(N) (O(N log N) for ``locality``). Constrained requests: the search of
+        :meth:`TreeAllocator.allocate_avoiding <topoalloc.tree.TreeAllocator.allocate_avoiding>`."""
+        r = self.validate(request)
+        if type(self) not in _POLICIES or (isinstance(r, TreeRequest) and not r.plain):
+            return super().allocate_avoiding(r, avoid)
+        n = r.count if isinstance(r, TreeRequest) else r
+        order = self._succession(np.flatnonzero(self._is_free))
+        m = len(order) // n
+        if m == 0:
+            return None
+        groups = order[: m * n].reshape(m, n)
+        ok = ~np.asarray(avoid, dtype=bool).ravel()[groups].any(axis=1)
+        i = int(ok.argmax())
+        if not ok[i]:
+            return None
+        got = np.sort(groups[i])
+        self._is_free[got] = False
+        return self._register(r, got, got, n)
+
+    def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """:meth:`Allocator.earliest_in <topoalloc.Allocator.earliest_in>` without a search for a
+        plain, ``preferred`` or ``required`` count: a plain or preferred request is placed
+        whenever ``n`` nodes are free (the count rule takes any ``n``; ``preferred`` falls back to
+        it), so the time is the ``n``-th smallest ready time; a required one whenever a domain of
+        its level has ``n`` free, so the earliest such time over the domains. The nodes are
+        :meth:`place_in`'s at that time. Same answer as the generic default; O(N log N).
+        ``switches`` and ``segment``: the bisection of
+        :meth:`TreeAllocator.earliest_in <topoalloc.tree.TreeAllocator.earliest_in>`."""
+        r = self.validate(request)
+        constrained = isinstance(r, TreeRequest) and not r.plain and r.preferred is None
+        if type(self) not in _POLICIES or (constrained and r.required is None):
+            return super().earliest_in(r, ready, now)
+        n = r.count if isinstance(r, TreeRequest) else r
+        ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
+        if constrained:  # required: a domain of the level with n free nodes qualifies
+            t = _nth_ready_in_a_domain(*self.topology.domains(r.required), ready, n)
+            if t is None:
+                return None
+        else:
+            t = _nth_ready(ready, n, now)
+        return t, self.place_in(r, ready <= t)
 
     def _inner(self, n: int, ids: np.ndarray) -> np.ndarray:
         """The ``n`` nodes a domain contributes, from its free ids ``ids`` (ascending, at least ``n``)."""
@@ -99,7 +194,8 @@ class FluxLow(_FluxPolicy):
       :class:`~topoalloc.tree.TreeAllocator`), domains and leaf switches tried lowest id first.
 
     Complexity: O(N + S) vectorised per allocation (one scan of the free mask, one reduction
-    per level asked about).
+    per level asked about); :meth:`allocate_avoiding` of a plain count O(N), :meth:`earliest_in`
+    of a plain, preferred or required count O(N log N) (no search, see the methods).
 
     >>> from topologies import SwitchTree, TreeRequest
     >>> lo = FluxLow(SwitchTree.uniform((3, 4), names=("rack", "host")))
@@ -110,6 +206,10 @@ class FluxLow(_FluxPolicy):
     def _choose_count(self, n: int, free: np.ndarray) -> np.ndarray | None:
         ids = np.flatnonzero(free)
         return ids[:n] if len(ids) >= n else None
+
+    def _succession(self, ids: np.ndarray) -> np.ndarray:
+        """Lowest first: each placement takes the ``n`` lowest free ids."""
+        return ids
 
     def _domain_order(self, free_counts: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Candidate domains lowest id first (``fold::less`` on the domains' scores)."""
@@ -131,7 +231,8 @@ class FluxHigh(_FluxPolicy):
     free nodes and its ``n`` highest free ids; ``preferred``, ``switches`` and ``segment`` the
     generic treatment with domains tried highest id first and the highest ids inside.
 
-    Complexity: O(N + S) vectorised per allocation.
+    Complexity: O(N + S) vectorised per allocation; :meth:`allocate_avoiding` of a plain count
+    O(N), :meth:`earliest_in` of a plain, preferred or required count O(N log N).
 
     >>> from topologies import SwitchTree
     >>> hi = FluxHigh(SwitchTree.uniform((2, 4)))
@@ -144,6 +245,10 @@ class FluxHigh(_FluxPolicy):
     def _choose_count(self, n: int, free: np.ndarray) -> np.ndarray | None:
         ids = np.flatnonzero(free)
         return ids[len(ids) - n:] if len(ids) >= n else None
+
+    def _succession(self, ids: np.ndarray) -> np.ndarray:
+        """Highest first: each placement takes the ``n`` highest free ids."""
+        return ids[::-1]
 
     def _domain_order(self, free_counts: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Candidate domains highest id first (``fold::greater``)."""
@@ -181,7 +286,10 @@ class FluxLocality(_FluxPolicy):
     * ``preferred``, ``switches`` and ``segment``: the generic treatment, domains and leaf
       switches in the run order, the count rule inside.
 
-    Complexity: O(N + S) vectorised per allocation.
+    Complexity: O(N + S) vectorised per allocation (the partial run found by a binary search of
+    ``ids - position``, constant along a run); :meth:`allocate_avoiding` of a plain count
+    O(N log N) (one stable sort puts the free ids in the order successive placements take them),
+    :meth:`earliest_in` of a plain, preferred or required count O(N log N).
 
     >>> import numpy as np
     >>> from topologies import SwitchTree
@@ -202,15 +310,25 @@ class FluxLocality(_FluxPolicy):
             return ids
         # Taken from the top run down, the n-th id taken is at index m - n of ids: its run is the
         # partly used one, every run above it is taken whole, and the partial run from its
-        # lowest id on.
-        starts = np.concatenate(([0], np.flatnonzero(np.diff(ids) != 1) + 1))  # run starts in ids
-        j = int(np.searchsorted(starts, m - n, side="right")) - 1
-        start = int(starts[j])
-        end = int(starts[j + 1]) if j + 1 < len(starts) else m
+        # lowest id on. ids[i] - i is the same along a run and grows from one run to the next,
+        # so the run of index q is where that value equals ids[q] - q.
+        q = m - n
+        gap = ids - np.arange(m)
+        g = ids[q] - q
+        start, end = gap.searchsorted((g, g + 1)).tolist()
         above = m - end  # free ids in the runs above the partial one, all taken
         return np.concatenate((ids[start:start + n - above], ids[end:]))
+
+    def _succession(self, ids: np.ndarray) -> np.ndarray:
+        """The runs of consecutive free ids, the highest run first, each in ascending order: a
+        placement takes the runs above its partial run whole and the partial run's lowest ids,
+        which leaves the rest of that run the highest run, taken next from its lowest id on."""
+        return _runs_highest_first(ids)
 
     def _domain_order(self, free_counts: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Candidate domains in ``interval_greater`` order: runs of consecutive domain ids, the
         highest run first, ascending inside a run."""
         return _runs_highest_first(np.flatnonzero(ok))
+
+
+_POLICIES = (FluxLow, FluxHigh, FluxLocality)  # the classes whose placements _succession describes

@@ -9,8 +9,10 @@ import numpy as np
 
 from topologies import SwitchTree, TreeRequest
 
+from ..base import Allocation
 from ..errors import UnknownOptionError
 from .base import TreeAllocator
+from .fluxion import _nth_ready, _nth_ready_in_a_domain
 
 __all__ = ["KueueTAS", "KueueTASOracle", "PROFILES"]
 
@@ -111,7 +113,9 @@ class KueueTAS(TreeAllocator):
     Complexity per allocation: O(N + S) numpy (a prefix sum of the free mask, the free nodes of
     every domain, the final node mask) and, per level of the descent, a sort of the pooled
     domains -- O(S log S) in all, in Python when they are few (up to 64), else in numpy; O(levels)
-    numpy calls. Construction O(S + N).
+    numpy calls. Construction O(S + N). A backfilling scheduler's questions are answered without
+    a search where the count decides: :meth:`allocate_avoiding` of a plain count in one O(N)
+    pass, :meth:`earliest_in` of a plain, preferred or required count in O(N log N).
 
     ``KueueTAS.oracle`` is a :class:`KueueTASOracle`.
 
@@ -253,6 +257,52 @@ class KueueTAS(TreeAllocator):
             left -= c
             out.append(j)
         raise AssertionError("the pooled domains hold fewer free nodes than the count")  # the parents held them
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`Allocator.allocate_avoiding <topoalloc.Allocator.allocate_avoiding>` for a plain
+        count in one pass: successive plain placements take the free ids ``n`` at a time, lowest
+        first, so the grant is the first such group that touches no avoided node. Same grant as
+        the generic default; O(N). Constrained requests: the search of
+        :meth:`TreeAllocator.allocate_avoiding <topoalloc.tree.TreeAllocator.allocate_avoiding>`."""
+        r = self.validate(request)
+        if type(self) is not KueueTAS or (isinstance(r, TreeRequest) and not r.plain):
+            return super().allocate_avoiding(r, avoid)
+        n = r.count if isinstance(r, TreeRequest) else r
+        ids = np.flatnonzero(self._is_free)
+        m = len(ids) // n
+        if m == 0:
+            return None
+        groups = ids[: m * n].reshape(m, n)
+        ok = ~np.asarray(avoid, dtype=bool).ravel()[groups].any(axis=1)
+        i = int(ok.argmax())
+        if not ok[i]:
+            return None
+        got = groups[i].copy()
+        self._is_free[got] = False
+        return self._register(r, got, got, n)
+
+    def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """:meth:`Allocator.earliest_in <topoalloc.Allocator.earliest_in>` without a search: a
+        plain or preferred request is placed whenever ``n`` nodes are free (a preferred one is
+        split across the root's domains at worst), so at the ``n``-th smallest ready time; a
+        required one whenever a domain of its level has ``n`` free nodes, so at the earliest such
+        time over the domains. The nodes are :meth:`place_in`'s at that time. Same answer as the
+        generic default; O(N log N). ``switches`` and ``segment``: the bisection of
+        :meth:`TreeAllocator.earliest_in <topoalloc.tree.TreeAllocator.earliest_in>`."""
+        r = self.validate(request)
+        required = isinstance(r, TreeRequest) and r.required is not None
+        if type(self) is not KueueTAS or (isinstance(r, TreeRequest) and not r.plain and r.preferred is None
+                                          and not required):
+            return super().earliest_in(r, ready, now)
+        n = r.count if isinstance(r, TreeRequest) else r
+        ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
+        if required:
+            t = _nth_ready_in_a_domain(*self.topology.domains(r.required), ready, n)
+            if t is None:
+                return None
+        else:
+            t = _nth_ready(ready, n, now)
+        return t, self.place_in(r, ready <= t)
 
     def covers(self, failed: Any, request: Any) -> bool:
         """Whether ``request`` certainly fails where ``failed`` did (:meth:`Allocator.covers`):

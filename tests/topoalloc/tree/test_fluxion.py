@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from topoalloc import Allocator
 from topoalloc.testing import allocator_machine, switch_trees
 from topoalloc.tree import FirstFree
 from topoalloc.tree.fluxion import FluxHigh, FluxLocality, FluxLow
@@ -168,3 +169,99 @@ def test_bad_requests_are_refused_by_name(cls):
         a.allocate(73)
     with pytest.raises(RequestError, match="'pod'"):
         a.allocate(TreeRequest(2, required="pod"))
+
+
+# -- the what-if answers are the generic ones ------------------------------------------------------
+def busy(allocator, rng, steps=30):
+    """The allocator after random plain grants and releases (fragmented free ids)."""
+    live = []
+    for _ in range(int(rng.integers(0, steps + 1))):
+        if live and rng.random() < 0.4:
+            allocator.release(live.pop(int(rng.integers(len(live)))))
+        else:
+            got = allocator.allocate(int(rng.integers(1, 9)))
+            if got is not None:
+                live.append(got)
+    return allocator
+
+
+WHAT_IF_TREES = [medium(), SwitchTree.uniform((3, 4, 5), names=("block", "rack", "node")),
+                 SwitchTree([-1, 0, 1, 1, 0, 4, 4, 4, 0], [0, 0, 5, 3, 0, 2, 7, 1, 6])]
+
+
+@pytest.mark.parametrize("cls", [FluxLow, FluxHigh, FluxLocality])
+def test_allocate_avoiding_is_the_generic_search(cls):
+    """Allocator.allocate_avoiding's definition (the placements made one after another while the
+    earlier ones are held, until one avoids the mask): the policies' one-pass search for a plain
+    count (the free ids in _succession order, n at a time) gives the same grant and state;
+    constrained requests go through the mask search and agree too."""
+    rng = np.random.default_rng(3)
+    for case in range(150):
+        tree = WHAT_IF_TREES[case % len(WHAT_IF_TREES)]
+        a = busy(cls(tree), rng)
+        n = int(rng.integers(1, 12))
+        request = [n, TreeRequest(n), TreeRequest(min(n, 4), required=tree.levels[1])][case % 3]
+        try:
+            a.validate(request)
+        except RequestError:  # no domain of the level holds the count
+            request = n
+        avoid = rng.random(tree.size) < rng.choice([0.1, 0.4, 0.8])
+        if rng.random() < 0.5:  # a reservation-like block of ids
+            lo = int(rng.integers(tree.size))
+            avoid[:] = False
+            avoid[lo:lo + int(rng.integers(1, tree.size))] = True
+        fast, generic = a.clone(), a.clone()
+        got, want = fast.allocate_avoiding(request, avoid), Allocator.allocate_avoiding(generic, request, avoid)
+        assert (got is None) == (want is None), (case, request)
+        if got is not None:
+            assert got.nodes.tolist() == want.nodes.tolist() and got.request == want.request, (case, request)
+        assert fast.free_mask().tolist() == generic.free_mask().tolist()
+
+
+def test_locality_avoiding_takes_the_runs_in_order():
+    """Allocator.allocate_avoiding's definition with the locality rule (class docstring: the
+    highest run first, the partial run from its lowest id): with runs 0-2, 5-6 and 8 free, two
+    nodes go on [5, 8], then [0, 6], then [1, 2] -- the free ids in the order runs-highest-first,
+    ascending inside a run (8, 5, 6, 0, 1, 2), two at a time."""
+    loc = FluxLocality(SwitchTree.uniform((2, 5)))
+    grants = [loc.allocate(k) for k in (3, 2, 2, 1, 1, 1)]  # one run: each takes its lowest ids
+    assert [g.nodes.tolist() for g in grants] == [[0, 1, 2], [3, 4], [5, 6], [7], [8], [9]]
+    for g in grants[0], grants[2], grants[4]:
+        loc.release(g)  # the free nodes of the class docstring's example: 0-2, 5-6, 8
+    avoid = np.zeros(10, dtype=bool)
+    assert loc.clone().allocate_avoiding(2, avoid).nodes.tolist() == [5, 8]
+    avoid[5] = True
+    assert loc.clone().allocate_avoiding(2, avoid).nodes.tolist() == [0, 6]
+    avoid[0] = True
+    assert loc.clone().allocate_avoiding(2, avoid).nodes.tolist() == [1, 2]
+    avoid[1] = True
+    assert loc.allocate_avoiding(2, avoid) is None and loc.free == 6
+
+
+@pytest.mark.parametrize("cls", [FluxLow, FluxHigh, FluxLocality])
+def test_earliest_in_is_the_generic_answer(cls):
+    """Allocator.earliest_in's definition (the earliest ready time at which place_in finds a
+    placement, and that placement) for plain, preferred and required counts (answered without a
+    search) and the other constraints (the bisection)."""
+    rng = np.random.default_rng(4)
+    times = np.array([-np.inf, 0.0, 1.0, 2.5, 4.0, 7.0])
+    for case in range(120):
+        tree = WHAT_IF_TREES[case % len(WHAT_IF_TREES)]
+        a = busy(cls(tree), rng, steps=15)
+        n = int(rng.integers(1, tree.size + 1)) if case % 4 == 0 else int(rng.integers(1, 9))
+        level = tree.levels[int(rng.integers(1, len(tree.levels) - 1))]  # a switch level
+        request = [n, TreeRequest(n, preferred=level), TreeRequest(min(n, 5), required=level),
+                   TreeRequest(n, switches=2), TreeRequest(min(n * 2, tree.size // 2 * 2), segment=2)][case % 5]
+        try:
+            a.validate(request)
+        except RequestError:  # no domain of the level holds the count
+            request = n
+        ready = times[rng.integers(0, int(rng.integers(1, len(times) + 1)), tree.size)]
+        ready[a.free_mask()] = -np.inf
+        now = float(rng.choice([-np.inf, 0.0, 1.5, 5.0]))
+        if case % 2:  # any ready times (a what-if), mostly distinct
+            ready, now = np.round(rng.random(tree.size) * 8.0, 1), float(rng.choice([-np.inf, 0.5]))
+        got, want = a.earliest_in(request, ready, now), Allocator.earliest_in(a, request, ready, now)
+        assert (got is None) == (want is None), (case, request)
+        if got is not None:
+            assert got[0] == want[0] and got[1].tolist() == want[1].tolist(), (case, request, got, want)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import invariant, rule
 
 from topoalloc import Allocator
+from topoalloc.errors import AllocatorParameterError
 from topoalloc.testing import (
     allocator_machine,
     check_region,
@@ -41,6 +42,20 @@ def held_by(topology, allocations):
     for a in allocations:
         used[1:] |= topology.link_traffic(a.nodes)[N:] > 0
     return used
+
+
+def check_kept_state(iso):
+    """The per-leaf-switch state Isolating keeps by its hooks equals what the free mask and the
+    held uplinks give afresh (so placements are those of the rule recomputed at each request)."""
+    t = iso.topology
+    leaves = t.leaf_switch_ids
+    counts = np.add.reduceat(iso.free_mask().astype(np.int64), t.first[leaves])
+    held = iso._owned[leaves]
+    key = counts + held * (-(t.size + 1) if iso.strict else t.size + 1)
+    got_counts, got_key = iso._leaf_arrays()
+    assert got_counts.tolist() == counts.tolist() and got_key.tolist() == key.tolist(), "kept leaf counts are stale"
+    assert iso._by_key == sorted(zip(key.tolist(), range(len(leaves)), strict=True)), "kept key order is stale"
+    assert iso._whole_free == int((t.stop[leaves] - t.first[leaves])[counts == t.stop[leaves] - t.first[leaves]].sum())
 
 
 class IsolationChecks:
@@ -86,6 +101,7 @@ class IsolationChecks:
         assert a.owned_uplinks().tolist() == np.flatnonzero(held).tolist(), "held uplinks out of date"
         kept = held[t.leaf_of] & (np.asarray(a.occupancy) == 0)
         assert a.isolated_idle().tolist() == np.flatnonzero(kept).tolist()
+        check_kept_state(a)
 
 
 class IsolatingMachine(IsolationChecks, allocator_machine(Isolating, switch_trees(), oracle=None)):
@@ -259,8 +275,10 @@ def test_the_generic_machine_gets_no_recognition_oracle():
 
 
 def test_errors_name_the_bad_value():
-    with pytest.raises(TypeError, match="'yes'"):
+    with pytest.raises(AllocatorParameterError, match="'yes'"):
         Isolating(pods(), strict="yes")
+    with pytest.raises(AllocatorParameterError, match="nan"):
+        Isolating(pods(), strict=float("nan"))
     iso = Isolating(pods())
     with pytest.raises(RequestError):
         iso.allocate(25)
@@ -281,3 +299,130 @@ def test_the_oracles_catch_a_shared_uplink():
     with pytest.raises(AssertionError, match="not free"):
         check_isolated_placement(iso, free, 2, [1, 3], held_by(t, iso.allocations))
     assert not isolated_placement_exists(iso, free, 2, held_by(t, iso.allocations))
+
+
+# -- the what-if answers are the generic ones ------------------------------------------------------
+def churned(tree, strict, rng, steps=40):
+    """An Isolating allocator after random grants and releases (wide jobs included, so uplinks
+    are held and leaf switches kept idle)."""
+    iso = Isolating(tree, strict=strict)
+    live = []
+    for _ in range(int(rng.integers(0, steps + 1))):
+        if live and rng.random() < 0.4:
+            iso.release(live.pop(int(rng.integers(len(live)))))
+        else:
+            n = int(rng.integers(1, tree.size // 2 + 1)) if rng.random() < 0.3 else int(rng.integers(1, 9))
+            got = iso.allocate(min(n, tree.size))
+            if got is not None:
+                live.append(got)
+    return iso
+
+
+def some_request(tree, rng):
+    n = int(rng.integers(1, tree.size + 1)) if rng.random() < 0.3 else int(rng.integers(1, 9))
+    kind = rng.integers(6)
+    level = tree.levels[int(rng.integers(1, len(tree.levels) - 1))] if len(tree.levels) > 2 else tree.levels[0]
+    requests = [n, TreeRequest(n), TreeRequest(n, required=level), TreeRequest(n, preferred=level),
+                TreeRequest(n, switches=int(rng.integers(1, 4))), TreeRequest(max(1, n // 2) * 2, segment=2)]
+    r = requests[kind]
+    try:
+        return Isolating(tree).validate(r)
+    except RequestError:
+        return n
+
+
+WHAT_IF_TREES = [pods(), SwitchTree.uniform((3, 4, 6), names=("pod", "leaf", "host")),
+                 SwitchTree([-1, 0, 1, 1, 0, 4, 4, 4, 0], [0, 0, 5, 3, 0, 2, 7, 1, 6]),
+                 SwitchTree.uniform((3, 3, 4), names=("pod", "leaf", "host"))]
+
+
+@pytest.mark.parametrize("look", [0, 4])
+@pytest.mark.parametrize("strict", [True, False])
+def test_allocate_avoiding_is_the_generic_search(strict, look, monkeypatch):
+    """Allocator.allocate_avoiding's definition (the allocator's placements, made one after another
+    while the earlier ones are held, until one avoids the mask): Isolating's direct search gives
+    the same grant and leaves the same state -- held uplinks, kept idle nodes, kept per-leaf
+    state -- after which both place the next request alike. ``look=0`` makes the search number
+    every placement inside one leaf switch at once (its fallback pass)."""
+    from topoalloc.tree import isolating
+
+    monkeypatch.setattr(isolating, "_LOOK", look)
+    rng = np.random.default_rng(11 if strict else 12)
+    for case in range(120):
+        tree = WHAT_IF_TREES[case % len(WHAT_IF_TREES)]
+        iso = churned(tree, strict, rng)
+        request = some_request(tree, rng)
+        avoid = rng.random(tree.size) < rng.choice([0.1, 0.4, 0.8])
+        if rng.random() < 0.5:  # a reservation-like block of ids
+            lo = int(rng.integers(tree.size))
+            avoid[:] = False
+            avoid[lo:lo + int(rng.integers(1, tree.size))] = True
+        fast, generic = iso.clone(), iso.clone()
+        got = fast.allocate_avoiding(request, avoid)
+        want = Allocator.allocate_avoiding(generic, request, avoid)
+        assert (got is None) == (want is None), (case, request)
+        if got is not None:
+            assert got.nodes.tolist() == want.nodes.tolist() and got.request == want.request, (case, request)
+            assert not avoid[got.nodes].any()
+        assert fast.owned_uplinks().tolist() == generic.owned_uplinks().tolist(), case
+        assert fast.isolated_idle().tolist() == generic.isolated_idle().tolist(), case
+        assert fast.free_mask().tolist() == generic.free_mask().tolist(), case
+        check_kept_state(fast)
+        after = some_request(tree, rng)
+        a, b = fast.allocate(after), generic.allocate(after)
+        assert (a is None) == (b is None) and (a is None or a.nodes.tolist() == b.nodes.tolist()), (case, after)
+
+
+def test_allocate_avoiding_walks_the_leaf_switches_in_best_fit_order():
+    """Allocator.allocate_avoiding's definition with Isolating's step 1 (class docstring): while a
+    leaf switch holds the job, successive placements fill the best-fitting leaf switch ``n`` ids at
+    a time, lowest first, then the next best fit. Here leaf switch 2 (1 free) cannot hold 2; leaf
+    switch 3 (4 free) gives [4, 5] then [6, 7]; then leaf switch 4."""
+    iso = Isolating(pods())
+    iso.allocate(3)  # nodes 0-2: leaf switch 2 keeps node 3
+    avoid = np.zeros(24, dtype=bool)
+    avoid[[4]] = True
+    assert iso.clone().allocate_avoiding(2, avoid).nodes.tolist() == [6, 7]
+    avoid[[6]] = True
+    assert iso.clone().allocate_avoiding(2, avoid).nodes.tolist() == [8, 9]
+    avoid[:12] = True  # pod 0 reserved: pod 1's leaf switches 6, 7, 8 are whole, the first is best
+    got = iso.allocate_avoiding(2, avoid)
+    assert got.nodes.tolist() == [12, 13] and iso.free == 19
+
+
+def test_allocate_avoiding_holds_the_uplinks_of_the_placements_it_passes():
+    """Allocator.allocate_avoiding's definition with Isolating's step 2 (class docstring: a job
+    spanning pods holds their uplinks): 14 nodes on 3 pods x 3 leaf switches x 4 hosts go on
+    pod 0 and two nodes of pod 1; with node 0 avoided that placement is held while the next is
+    sought, and none exists -- pod 2 alone is too small and pod 1's free leaf switches are
+    behind pod 1's held uplink -- so the request is refused, as the generic search refuses it.
+    Without node 0 avoided, or with only pod 1's first nodes avoided, the search goes on."""
+    t = SwitchTree.uniform((3, 3, 4), names=("pod", "leaf", "host"))
+    avoid = np.zeros(36, dtype=bool)
+    avoid[0] = True
+    iso = Isolating(t)
+    assert iso.allocate_avoiding(14, avoid) is None and Allocator.allocate_avoiding(Isolating(t), 14, avoid) is None
+    assert iso.free == 36 and iso.owned_uplinks().tolist() == []
+    assert iso.allocate_avoiding(14, np.zeros(36, dtype=bool)).nodes.tolist() == list(range(14))
+    twelve = Isolating(t).allocate_avoiding(12, avoid)  # pod 0 refused: pod 1 is the next best fit
+    assert twelve.nodes.tolist() == list(range(12, 24))
+
+
+def test_earliest_in_is_the_generic_answer():
+    """Allocator.earliest_in's definition (the earliest ready time at which place_in finds a
+    placement, and that placement), for every constraint kind, on states with held uplinks."""
+    rng = np.random.default_rng(5)
+    times = np.array([-np.inf, 0.0, 1.0, 2.5, 4.0, 7.0])
+    for case in range(150):
+        tree = WHAT_IF_TREES[case % len(WHAT_IF_TREES)]
+        iso = churned(tree, bool(case % 3), rng, steps=20)
+        request = some_request(tree, rng)
+        ready = times[rng.integers(0, int(rng.integers(1, len(times) + 1)), tree.size)]
+        ready[iso.free_mask()] = -np.inf
+        now = float(rng.choice([-np.inf, 0.0, 1.5, 5.0]))
+        if case % 2:  # any ready times (a what-if), mostly distinct
+            ready, now = np.round(rng.random(tree.size) * 8.0, 1), float(rng.choice([-np.inf, 0.5]))
+        got, want = iso.earliest_in(request, ready, now), Allocator.earliest_in(iso, request, ready, now)
+        assert (got is None) == (want is None), (case, request)
+        if got is not None:
+            assert got[0] == want[0] and got[1].tolist() == want[1].tolist(), (case, request, got, want)

@@ -25,6 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from topoalloc import Allocator
 from topoalloc.errors import UnknownOptionError, UnsupportedTopologyError
 from topoalloc.testing import allocator_machine, switch_trees
 from topoalloc.tree.kueue import PROFILES, KueueTAS
@@ -383,6 +384,98 @@ def test_preferred_splits_over_fewest_blocks():
     got = KueueTAS(t).place_in(TreeRequest(10, preferred="rack"), free)
     assert _per_leaf(t, got) == {"rack1": 4, "rack2": 3, "rack3": 3}
     assert KueueTAS(t).place_in(TreeRequest(19, preferred="rack"), free) is None
+
+
+WHAT_IF_TREES = [SwitchTree.uniform((2, 3, 4), names=("block", "rack", "host")),
+                 SwitchTree.uniform((3, 4, 5), names=("block", "rack", "host")),
+                 SwitchTree([-1, 0, 1, 1, 0, 4, 4, 4, 0], [0, 0, 5, 3, 0, 2, 7, 1, 6])]
+
+
+def _busy(k: KueueTAS, rng: np.random.Generator, steps: int = 30) -> KueueTAS:
+    """``k`` after random plain grants and releases (fragmented free ids)."""
+    live: list = []
+    for _ in range(int(rng.integers(0, steps + 1))):
+        if live and rng.random() < 0.4:
+            k.release(live.pop(int(rng.integers(len(live)))))
+        else:
+            got = k.allocate(int(rng.integers(1, 9)))
+            if got is not None:
+                live.append(got)
+    return k
+
+
+@pytest.mark.parametrize("profile", ["BestFit", "LeastFreeCapacity"])
+def test_allocate_avoiding_is_the_generic_search(profile):
+    """Allocator.allocate_avoiding's definition (the placements made one after another while the
+    earlier ones are held, until one avoids the mask): for a plain count, the free ids n at a
+    time, lowest first (one pass); for required and preferred counts, the mask search. Same
+    grant and free nodes as the generic default."""
+    rng = np.random.default_rng(8)
+    for case in range(150):
+        t = WHAT_IF_TREES[case % len(WHAT_IF_TREES)]
+        k = _busy(KueueTAS(t, profile), rng)
+        n = int(rng.integers(1, 12))
+        level = t.levels[int(rng.integers(1, len(t.levels) - 1))]
+        request = [n, TreeRequest(n), TreeRequest(min(n, 3), required=level), TreeRequest(n, preferred=level)][case % 4]
+        try:
+            k.validate(request)
+        except RequestError:  # no domain of the level holds the count
+            request = n
+        avoid = rng.random(t.size) < rng.choice([0.1, 0.4, 0.8])
+        if rng.random() < 0.5:  # a reservation-like block of ids
+            lo = int(rng.integers(t.size))
+            avoid[:] = False
+            avoid[lo:lo + int(rng.integers(1, t.size))] = True
+        fast, generic = k.clone(), k.clone()
+        got, want = fast.allocate_avoiding(request, avoid), Allocator.allocate_avoiding(generic, request, avoid)
+        assert (got is None) == (want is None), (case, request)
+        if got is not None:
+            assert got.nodes.tolist() == want.nodes.tolist() and got.request == want.request, (case, request)
+        assert fast.free_mask().tolist() == generic.free_mask().tolist()
+
+
+def test_allocate_avoiding_plain_takes_the_next_lowest_ids():
+    """Allocator.allocate_avoiding's definition with the plain-count rule (KEP 2724, implicit
+    defaulting: the lowest free ids): 3 nodes avoiding node 4 pass [0, 1, 2] (clean: taken) --
+    and avoiding node 1 pass [0, 1, 2] (held) and take [3, 4, 5] unless 4 is avoided too, then
+    [6, 7, 8]."""
+    t = SwitchTree.uniform((2, 3, 4), names=("block", "rack", "host"))
+    avoid = np.zeros(t.size, dtype=bool)
+    avoid[4] = True
+    assert KueueTAS(t).allocate_avoiding(3, avoid).nodes.tolist() == [0, 1, 2]
+    avoid[1] = True
+    assert KueueTAS(t).allocate_avoiding(3, avoid).nodes.tolist() == [6, 7, 8]
+    avoid[4] = False
+    assert KueueTAS(t).allocate_avoiding(3, avoid).nodes.tolist() == [3, 4, 5]
+
+
+@pytest.mark.parametrize("profile", ["BestFit", "LeastFreeCapacity"])
+def test_earliest_in_is_the_generic_answer(profile):
+    """Allocator.earliest_in's definition (the earliest ready time at which place_in finds a
+    placement, and that placement): plain, preferred and required counts answered without a
+    search, switches and segment requests by the bisection."""
+    rng = np.random.default_rng(9)
+    times = np.array([-np.inf, 0.0, 1.0, 2.5, 4.0, 7.0])
+    for case in range(120):
+        t = WHAT_IF_TREES[case % len(WHAT_IF_TREES)]
+        k = _busy(KueueTAS(t, profile), rng, steps=15)
+        n = int(rng.integers(1, t.size + 1)) if case % 4 == 0 else int(rng.integers(1, 9))
+        level = t.levels[int(rng.integers(0, len(t.levels) - 1))]  # the root or a switch level
+        request = [n, TreeRequest(n, preferred=level), TreeRequest(min(n, 5), required=level),
+                   TreeRequest(n, switches=2), TreeRequest(min(n * 2, t.size // 2 * 2), segment=2)][case % 5]
+        try:
+            k.validate(request)
+        except RequestError:  # no domain of the level holds the count
+            request = n
+        ready = times[rng.integers(0, int(rng.integers(1, len(times) + 1)), t.size)]
+        ready[k.free_mask()] = -np.inf
+        now = float(rng.choice([-np.inf, 0.0, 1.5, 5.0]))
+        if case % 2:  # any ready times (a what-if), mostly distinct
+            ready, now = np.round(rng.random(t.size) * 8.0, 1), float(rng.choice([-np.inf, 0.5]))
+        got, want = k.earliest_in(request, ready, now), Allocator.earliest_in(k, request, ready, now)
+        assert (got is None) == (want is None), (case, request)
+        if got is not None:
+            assert got[0] == want[0] and got[1].tolist() == want[1].tolist(), (case, request, got, want)
 
 
 def test_covers():
