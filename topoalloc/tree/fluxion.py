@@ -27,33 +27,9 @@ import numpy as np
 from topologies import TreeRequest
 
 from ..base import Allocation
-from .base import TreeAllocator, free_per_domain
+from .base import TreeAllocator, _nth_ready, _ready_ranks, free_per_domain
 
 __all__ = ["FluxLow", "FluxHigh", "FluxLocality"]
-
-
-def _nth_ready(ready: np.ndarray, n: int, now: float) -> float:
-    """The ``n``-th smallest value of ``ready`` (every value ``>= now``): ``now`` when ``n`` of them
-    are ``now``, else from a sort of the later ones (``np.partition`` is slow on the many equal
-    values a ready array holds). O(N log N) at most."""
-    k = int(np.count_nonzero(ready <= now))
-    if k >= n:
-        return float(now)
-    later = ready[ready > now]
-    later.sort(kind="stable")  # (faster than the default sort on many equal values)
-    return float(later[n - k - 1])
-
-
-def _ready_ranks(ready: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(times, rank)``: the distinct values of ``ready`` ascending and each value's index among
-    them (``np.unique(ready, return_inverse=True)``, three times faster on a ready array's many
-    equal values). O(N log N)."""
-    s = np.sort(ready, kind="stable")
-    first = np.empty(len(s), dtype=bool)
-    first[:1] = True
-    np.not_equal(s[1:], s[:-1], out=first[1:])
-    times = s[first]
-    return times, times.searchsorted(ready)
 
 
 def _nth_ready_in_a_domain(first: np.ndarray, stop: np.ndarray, ready: np.ndarray, n: int) -> float | None:

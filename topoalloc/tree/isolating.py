@@ -20,8 +20,7 @@ from topologies._validate import check_bool
 
 from ..base import Allocation, Allocator
 from ..errors import AllocatorParameterError
-from .base import TreeAllocator, free_per_domain
-from .fluxion import _ready_ranks
+from .base import TreeAllocator, _ready_ranks, free_per_domain
 
 __all__ = [
     "Isolating",
