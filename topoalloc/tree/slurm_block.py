@@ -10,8 +10,10 @@ import numpy as np
 from topologies import SwitchTree, TreeRequest
 from topologies._validate import is_int, shown
 
+from ..base import Allocation
 from ..errors import AllocatorParameterError
 from .base import TreeAllocator, free_per_domain
+from .slurm_tree import _complement, _drain_chunks, _first_clean
 
 __all__ = ["SlurmBlock", "SlurmBlockOracle", "BlockSizesError", "DEFAULT_BLOCK_SIZES", "MAX_BLOCK_LEVEL"]
 
@@ -22,6 +24,8 @@ DEFAULT_BLOCK_SIZES = (1, 2, 4, 8, 16)
 MAX_BLOCK_LEVEL = 15
 
 _BIG = np.iinfo(np.int64).max
+#: Base blocks up to which the fitting one is found by a scan of a list rather than in numpy.
+_SCAN_BLOCKS = 64
 
 
 class BlockSizesError(AllocatorParameterError):
@@ -33,7 +37,8 @@ class _Plan(NamedTuple):
     """How a piece of ``r`` nodes is placed: ``bpb`` base blocks per aligned block (the machine's
     count when ``machine``), ``starts`` the first base block of each aligned block; ``bpl`` base
     blocks per lower-level block (llblock), at most ``max_ll`` of them used when ``use_ll``;
-    ``ll_starts``, ``llpb`` (llblocks per block) and ``pad`` lay the llblocks out per block."""
+    ``ll_starts``, ``llpb`` (llblocks per block) and ``pad`` lay the llblocks out per block;
+    ``bounds`` are the first node ids of the blocks, then the number of nodes."""
 
     bpb: int
     starts: np.ndarray
@@ -44,6 +49,7 @@ class _Plan(NamedTuple):
     ll_starts: np.ndarray
     llpb: int
     pad: int
+    bounds: np.ndarray
 
 
 def _check_block_sizes(block_sizes: Any) -> tuple[int, ...]:
@@ -154,11 +160,16 @@ class SlurmBlock(TreeAllocator):
 
     Complexity per allocation, for ``N`` nodes, ``B`` base blocks and ``b`` base blocks in the
     chosen block: O(N) numpy for the free nodes per base block (one reduction) and for the granted
-    ids (one scan of the base blocks used), O(B) numpy for the blocks and llblocks of the level,
-    and a sort of the ``b`` base blocks in step 3 (O(b^2) Python comparisons instead when llblocks
-    of several base blocks limit it). Segments of at most ``base_size`` nodes: O(B) Python per
-    base block they fill (each is filled once); larger segments O(B + b log b) each, the counts
-    updated rather than recomputed. Construction O(S + N) for ``S`` switches.
+    ids (one scan of the base blocks used), O(B) for the blocks and llblocks of the level (numpy;
+    built-in list operations for a one-base-block piece on at most 64 base blocks), and a sort of
+    the ``b`` base blocks in step 3 (when llblocks of several base blocks limit it, per base block
+    taken one comparison per llblock and O(b) built-in list operations). Segments of at most
+    ``base_size`` nodes: O(B) Python per base block they fill (each is filled once); larger
+    segments O(B + b log b) each, the counts updated rather than recomputed. What-ifs for a plain
+    count: ``earliest_in`` one partition of the ready times per block (a sort when the blocks
+    differ in size; a bisection with O(N) steps under the llblock limit), ``allocate_avoiding``
+    O(N) numpy when the piece fits one base block (all its placements checked at once), else one
+    allocation per placement tried. Construction O(S + N) for ``S`` switches.
 
     >>> from topologies import SwitchTree, TreeRequest
     >>> sb = SlurmBlock(SwitchTree.uniform((4, 4), names=("block", "node")))
@@ -182,6 +193,9 @@ class SlurmBlock(TreeAllocator):
         leaves = t.leaf_switch_ids
         self._bb_first: np.ndarray = t.first[leaves]
         self._bb_stop: np.ndarray = t.stop[leaves]
+        self._bb_first_list: list[int] = self._bb_first.tolist()
+        self._bb_stop_list: list[int] = self._bb_stop.tolist()
+        self._block_of = np.repeat(np.arange(len(leaves)), self._bb_stop - self._bb_first)  # base block per node
         self._n_blocks = len(leaves)
         sizes = self._bb_stop - self._bb_first
         #: The aggregation levels, in base blocks, increasing; always starting with 1.
@@ -273,64 +287,181 @@ class SlurmBlock(TreeAllocator):
         ll_starts = np.arange(0, L, bpl, dtype=np.int64)
         llpb = len(ll_starts) if machine else max(bpb // bpl, 1)
         pad = len(starts) * llpb - len(ll_starts)
-        return _Plan(bpb, starts, machine, bpl, max_ll, use_ll, ll_starts, llpb, pad)
+        bounds = np.append(self._bb_first[starts], self._size)
+        return _Plan(bpb, starts, machine, bpl, max_ll, use_ll, ll_starts, llpb, pad, bounds)
 
     # -- the rule -----------------------------------------------------------------------------------
     def _bblock_free(self, free: np.ndarray) -> np.ndarray:
         return free_per_domain(free, self._bb_first)
 
     def _choose(self, request: int | TreeRequest, free: np.ndarray) -> np.ndarray | None:
-        if isinstance(request, TreeRequest) and request.segment is not None:
+        if not isinstance(request, TreeRequest):
+            return self._choose_count(request, free)
+        if request.segment is not None:
             return self._segmented(request.count, request.segment, free)
         return super()._choose(request, free)
 
     def _choose_count(self, n: int, free: np.ndarray) -> np.ndarray | None:
-        pieces = self._piece(n, self._bblock_free(free))
+        c = np.add.reduceat(free.view(np.int8), self._bb_first, dtype=np.int64)  # free nodes per base block
+        p = self._plans.get(n) or self._plan(n)
+        if self._n_blocks > _SCAN_BLOCKS:
+            pieces = self._piece(n, c)
+            return None if pieces is None else self._nodes(pieces, free)
+        cl = c.tolist()
+        if p.bpb == 1:  # _block_for and _nodes, inline (the common case)
+            v = min(filter(n.__le__, cl), default=0)
+            if not v:
+                return None
+            j = len(cl) - 1 - cl[::-1].index(v)
+            lo = self._bb_first_list[j]
+            return free[lo:self._bb_stop_list[j]].nonzero()[0][:n] + lo
+        pieces = self._piece(n, c, cl)
         return None if pieces is None else self._nodes(pieces, free)
 
     def _nodes(self, pieces: list[tuple[int, int]], free: np.ndarray) -> np.ndarray:
         """The lowest ``take`` free ids of each base block ``j`` of ``pieces`` (``(j, take)`` pairs,
         each ``j`` once), ascending: one scan of the free mask over the base blocks they span."""
-        first, stop = self._bb_first, self._bb_stop
         if len(pieces) == 1:
             j, take = pieces[0]
-            lo = int(first[j])
-            return free[lo:int(stop[j])].nonzero()[0][:take] + lo
+            lo = self._bb_first_list[j]
+            return free[lo:self._bb_stop_list[j]].nonzero()[0][:take] + lo
+        first = self._bb_first
         pieces = sorted(pieces)
         js = [j for j, _ in pieces]
-        lo = int(first[js[0]])
-        ids = free[lo:int(stop[js[-1]])].nonzero()[0] + lo
+        lo = self._bb_first_list[js[0]]
+        ids = free[lo:self._bb_stop_list[js[-1]]].nonzero()[0] + lo
         at = np.searchsorted(ids, first[js]).tolist()
         return np.concatenate([ids[a:a + take] for a, (_, take) in zip(at, pieces, strict=True)])
 
-    def _piece(self, r: int, c: np.ndarray) -> list[tuple[int, int]] | None:
-        """Steps 1-3 for ``r`` nodes on free counts ``c`` per base block: ``(base block, nodes
-        taken)`` pairs, or ``None``."""
-        p = self._plan(r)
+    def _block_for(self, r: int, c: np.ndarray, p: _Plan, cl: list[int] | None = None) -> int:
+        """Step 2 for ``r`` nodes on free counts ``c`` per base block (``cl``: the same as a list,
+        if at hand): the index of the chosen aligned block of plan ``p`` (the base block itself
+        when ``p.bpb == 1``), or -1."""
+        if len(c) <= _SCAN_BLOCKS and not p.use_ll:  # in lists: the blocks with room, fewest free nodes, the last
+            if cl is None:
+                cl = c.tolist()
+            bpb = p.bpb
+            bnc = cl if bpb == 1 else [sum(cl[s:s + bpb]) for s in range(0, len(cl), bpb)]
+            v = min(filter(r.__le__, bnc), default=0)
+            return len(bnc) - 1 - bnc[::-1].index(v) if v else -1
         if p.bpb == 1:  # one base block: the fitting one with fewest free nodes, the last on ties
             rev = np.where(c >= r, c, _BIG)[::-1]
             k = int(np.argmin(rev))
-            if rev[k] == _BIG:
-                return None
-            return [(len(c) - 1 - k, r)]
-        starts = p.starts
-        bnc = np.add.reduceat(c, starts)
+            return -1 if rev[k] == _BIG else len(c) - 1 - k
+        bnc = np.add.reduceat(c, p.starts)
         if p.use_ll:
             llc = np.add.reduceat(c, p.ll_starts)
             if p.pad:
                 llc = np.concatenate([llc, np.zeros(p.pad, dtype=llc.dtype)])
-            mat = llc.reshape(len(starts), p.llpb)
+            mat = llc.reshape(len(p.starts), p.llpb)
             avail = mat.sum(axis=1) if p.max_ll >= p.llpb else -np.sort(-mat, axis=1)[:, : p.max_ll].sum(axis=1)
         else:
             avail = bnc
         rev = np.where(avail >= r, bnc, _BIG)[::-1]
         k = int(np.argmin(rev))
-        if rev[k] == _BIG:
+        return -1 if rev[k] == _BIG else len(p.starts) - 1 - k
+
+    def _piece(self, r: int, c: np.ndarray, cl: list[int] | None = None) -> list[tuple[int, int]] | None:
+        """Steps 1-3 for ``r`` nodes on free counts ``c`` per base block (``cl``: the same as a
+        list, if at hand): ``(base block, nodes taken)`` pairs, or ``None``."""
+        p = self._plans.get(r) or self._plan(r)
+        i = self._block_for(r, c, p, cl)
+        if i < 0:
             return None
-        i = len(starts) - 1 - k
-        b0 = int(starts[i])
-        b1 = min(b0 + (self._n_blocks if p.machine else p.bpb), self._n_blocks)
-        return _take_base_blocks(c[b0:b1].tolist(), b0, r, p)
+        if p.bpb == 1:
+            return [(i, r)]
+        b0 = i * p.bpb
+        b1 = min(b0 + p.bpb, self._n_blocks)
+        return _take_base_blocks(c[b0:b1].tolist() if cl is None else cl[b0:b1], b0, r, p)
+
+    # -- what-if questions ------------------------------------------------------------------------------
+    def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
+        """:meth:`~topoalloc.Allocator.earliest_in` (the same answer as the generic default). A plain
+        count has a placement exactly when an aligned block of its level has room (step 2), which
+        grows with the free set: without the llblock limit the earliest time is the least, over
+        those blocks, ``n``-th smallest ready time of a block's nodes (one partition; a sort when
+        the blocks differ in size); under it, a bisection over the sorted ready times with step
+        2's test (O(N) per step). Then the rule once at the time found. Other requests:
+        :meth:`TreeAllocator.earliest_in`."""
+        r = self.validate(request)
+        if isinstance(r, TreeRequest) and not r.plain:
+            return super().earliest_in(r, ready, now)
+        n = r.count if isinstance(r, TreeRequest) else r
+        ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
+        if n > len(ready):
+            return None
+        p = self._plans.get(n) or self._plan(n)
+        if not p.use_ll:  # a block has room once n of its nodes are ready: the least n-th ready time of a block
+            kth = _kth_per_range(ready, p.bounds, n)
+            if not len(kth):
+                return None
+            t = float(kth.min())
+        else:  # bisection over the sorted ready times with step 2's test
+            times = np.sort(ready)
+            lo, hi = n - 1, len(times) - 1  # the answer is the first time at which the test holds
+            if self._block_for(n, self._bblock_free(ready <= times[hi]), p) < 0:
+                return None
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self._block_for(n, self._bblock_free(ready <= times[mid]), p) < 0:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            t = float(times[hi])
+        return t, self._choose_count(n, ready <= t)
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`TreeAllocator.allocate_avoiding` (the same grant as the generic default). For a
+        plain count: none when no aligned block has room on the free nodes off ``avoid`` (every
+        later placement lies in such a block). A piece of one base block: the rule drains the
+        fitting base block with fewest free nodes, ``n`` lowest free ids at a time, before the next
+        one (by free nodes, the last on ties), and no placement remains after them, so the
+        placements are the chunks of ``n`` of those base blocks' free ids in that order, checked
+        against ``avoid`` at once (O(N) numpy). Larger pieces: the placements one at a time on the
+        mask with the earlier ones removed, until one avoids ``avoid`` or no aligned block has room
+        off ``avoid`` any more. Other requests, and subclasses that keep state beyond the free
+        mask: :meth:`TreeAllocator.allocate_avoiding`."""
+        r = self.validate(request)
+        if isinstance(r, TreeRequest) and not r.plain or not self._plain_state():
+            return super().allocate_avoiding(r, avoid)
+        n = r.count if isinstance(r, TreeRequest) else r
+        off = self._frozen(avoid, "off", _complement)  # (a scheduler's frozen reservation: computed once)
+        avoid = np.asarray(avoid, dtype=bool).ravel()
+        p = self._plans.get(n) or self._plan(n)
+        free = self._is_free
+        c_ok = self._bblock_free(free & off)
+        if self._block_for(n, c_ok, p) < 0:
+            return None
+        c = self._bblock_free(free)
+        if p.bpb == 1:
+            fits = np.flatnonzero(c >= n)
+            order = fits[np.lexsort((-fits, c[fits]))]  # by free nodes, the last on ties
+            ids, starts = _drain_chunks(free, c, order, n)
+            i = _first_clean(ids, starts, n, avoid)
+            got = ids[starts[i]:starts[i] + n] if i >= 0 else None
+        else:
+            mask = free.copy()
+            block_of = self._block_of
+            while True:
+                pieces = self._piece(n, c)
+                if pieces is None:
+                    got = None
+                    break
+                got = self._nodes(pieces, mask)
+                hit = avoid[got]
+                if not hit.any():
+                    break
+                mask[got] = False
+                for j, take in pieces:
+                    c[j] -= take
+                c_ok -= np.bincount(block_of[got[~hit]], minlength=self._n_blocks)
+                if self._block_for(n, c_ok, p) < 0:
+                    got = None
+                    break
+        if got is None:
+            return None
+        free[got] = False
+        return self._register(r, got, got, n)
 
     def _segmented(self, n: int, seg: int, free: np.ndarray) -> np.ndarray | None:
         k = n // seg
@@ -366,6 +497,19 @@ class SlurmBlock(TreeAllocator):
         return np.sort(np.concatenate(out))
 
 
+def _kth_per_range(values: np.ndarray, bounds: np.ndarray, k: int) -> np.ndarray:
+    """The ``k``-th smallest of ``values[bounds[i]:bounds[i + 1]]`` for each range ``i`` of at
+    least ``k`` entries (ranges in order, covering ``values``): one partition when the ranges are
+    of one length, else one sort by range and value. O(N log N) at most."""
+    lengths = np.diff(bounds)
+    if (lengths == lengths[0]).all():
+        if lengths[0] < k:
+            return np.zeros(0, dtype=values.dtype)
+        return np.partition(values.reshape(len(lengths), -1), k - 1, axis=1)[:, k - 1]
+    order = np.lexsort((values, np.repeat(np.arange(len(lengths)), lengths)))
+    return values[order[bounds[:-1][lengths >= k] + k - 1]]
+
+
 def _take_base_blocks(cl: list[int], b0: int, r: int, p: _Plan) -> list[tuple[int, int]] | None:
     """Step 3 inside the chosen block: base blocks ``b0 ..`` with free counts ``cl``; ``(base
     block, nodes taken)`` pairs, or ``None`` (not reached when the block was eligible)."""
@@ -394,39 +538,50 @@ def _take_base_blocks(cl: list[int], b0: int, r: int, p: _Plan) -> list[tuple[in
 
 def _take_with_llblocks(cl: list[int], b0: int, r: int, p: _Plan) -> list[tuple[int, int]] | None:
     """Step 3 under the llblock limit, one comparison of Slurm's ``_choose_best_bblock`` at a
-    time: a base block of the llblock in use first; then by its llblock's fit, then its own."""
-    nb = len(cl)
+    time: a base block of the llblock in use first; then by its llblock's fit, then its own.
+
+    Each choice is the best of the candidates (base blocks not taken, with free nodes) by the key
+    (llblock part, base block part) -- an llblock that holds the rest, the one with fewest free
+    nodes, else the fullest; then likewise for the base block --, the last on ties; the llblock
+    counts are those before the piece. Within one llblock the llblock part is the same for all,
+    so each llblock's best candidate is found from its base blocks' counts (the tightest that
+    holds the rest, else the fullest, the last on ties) and the llblocks are compared by those:
+    O(llblocks + b) per base block taken."""
+    cl = list(cl)  # a taken base block counts as empty: it is no candidate any more
     bpl = p.bpl
-    group = [(b0 + t) // bpl for t in range(nb)]
-    gfree: dict[int, int] = {}
-    for t in range(nb):
-        gfree[group[t]] = gfree.get(group[t], 0) + cl[t]
-    taken = [False] * nb
+    groups: list[tuple[int, int, int]] = []  # (free nodes, first, stop) of each llblock, by position
+    t = 0
+    while t < len(cl):
+        stop = min(len(cl), ((b0 + t) // bpl + 1) * bpl - b0)
+        groups.append((sum(cl[t:stop]), t, stop))
+        t = stop
     out: list[tuple[int, int]] = []
     rem = r
-    current = -1
+    current: tuple[int, int, int] | None = None
     used = 0
     while rem > 0:
-        cands = [t for t in range(nb) if not taken[t] and cl[t] > 0]
-        if not cands:
+        best = None
+        t = -1
+        for grp in ([current] if current is not None and max(cl[current[1]:current[2]]) else groups):
+            g, lo, hi = grp
+            seg = cl[lo:hi]
+            mx = max(seg)
+            if not mx:
+                continue
+            v = min(filter(rem.__le__, seg)) if mx >= rem else mx
+            key = ((1, -g) if g >= rem else (0, g)) + ((1, -v) if v >= rem else (0, v))
+            if best is None or key >= best:
+                best, t, chosen = key, lo + len(seg) - 1 - seg[::-1].index(v), grp
+        if t < 0:
             return None
-        same = [t for t in cands if group[t] == current]
-        if same:
-            cands = same
-        t, best = -1, None
-        for u in cands:  # ascending: a later base block wins a tie
-            x, g = cl[u], gfree[group[u]]
-            k = ((1, -g) if g >= rem else (0, g)) + ((1, -x) if x >= rem else (0, x))
-            if best is None or k >= best:
-                t, best = u, k
-        if group[t] != current:
+        if chosen is not current:
             if used >= p.max_ll:
                 return None
             used += 1
-            current = group[t]
+            current = chosen
         got = min(cl[t], rem)
         out.append((b0 + t, got))
-        taken[t] = True
+        cl[t] = 0
         rem -= got
     return out
 

@@ -2,26 +2,38 @@
 
 from __future__ import annotations
 
+from operator import add
 from typing import Any, ClassVar
 
 import numpy as np
 
 from topologies import SwitchTree, TreeRequest
 
-from ..base import Allocator
+from ..base import Allocation, Allocator
 from .base import TreeAllocator
 
 __all__ = ["SlurmTree", "slurm_tree_oracle"]
 
-#: Leaf switch counts up to which the leaf-to-leaf hop matrix is kept (``L * L`` int16 entries).
+#: Leaf switch counts up to which the leaf-switch-to-run hop matrix is kept (``L * R`` int16 entries).
 _HOP_MATRIX_LEAVES = 1024
+#: ... and up to which the hop rows are also kept as lists.
+_HOP_LIST_ENTRIES = 1 << 16
+#: Leaf switches up to which the tightest fitting one is found by a scan of a list rather than in numpy.
+_SCAN_LEAVES = 64
+_BIG = np.iinfo(np.int64).max
 
 
 class _Tables:
-    """What the selection needs of a tree, computed once per allocator (immutable; copies share it)."""
+    """What the selection needs of a tree, computed once per allocator (immutable; copies share it).
 
-    __slots__ = ("virtual", "top_rank", "top_spans", "top_leaves", "top_leaf_bounds", "leaf_list", "lfirst", "lstop",
-                 "parent", "level", "hops", "anc", "leaf_depth", "first", "stop")
+    Leaf switches are indexed ``0 .. L-1`` in node order. A *run* is a maximal sequence of
+    consecutive leaf switches with the same parent under one top switch: its members are at the
+    same hop distance from every other leaf switch, which is what lets the leaf switch scan work
+    a run at a time (:meth:`SlurmTree._spread`)."""
+
+    __slots__ = ("virtual", "tops", "leaf_list", "lfirst", "lstop", "lfirst_list", "lstop_list", "lsize",
+                 "sw_llo", "sw_lhi", "parent", "level", "run_lo", "run_hi", "run_par", "run_lo_np", "run_of",
+                 "rhops", "rhop_lists", "anc", "leaf_depth", "first", "stop", "inner", "n_switches")
 
     def __init__(self, t: SwitchTree) -> None:
         self.virtual = bool(t.virtual_root)
@@ -29,22 +41,41 @@ class _Tables:
         self.stop = t.stop
         self.parent: list[int] = t.parent.tolist()
         self.level: list[int] = (t.height - 1).tolist()  # Slurm's level: 0 for a leaf switch
-        tops = list(t.children[0]) if self.virtual else [0]
-        # Slurm's preference among top switches: the highest level, the last in table order on ties
-        self.top_rank: list[int] = sorted(tops, key=lambda s: (-self.level[s], -s))
         leaf_ids = t.leaf_switch_ids
         self.leaf_list: list[int] = leaf_ids.tolist()
-        self.lfirst: list[int] = t.first[leaf_ids].tolist()
-        self.lstop: list[int] = t.stop[leaf_ids].tolist()
-        # leaf-index range [lo, hi) under each top switch (leaves are in node order, subtrees contiguous)
-        self.top_leaves: dict[int, tuple[int, int]] = {}
-        self.top_leaf_bounds: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        lfirst, lstop = t.first[leaf_ids], t.stop[leaf_ids]
-        for s in tops:
-            lo, hi = (int(x) for x in np.searchsorted(lfirst, [t.first[s], t.stop[s]]))
-            self.top_leaves[s] = (lo, hi)
-            self.top_leaf_bounds[s] = (lfirst[lo:hi].copy(), lstop[lo:hi].copy())
-        self.top_spans: list[tuple[int, int, int]] = [(s, int(t.first[s]), int(t.stop[s])) for s in self.top_rank]
+        self.lfirst = t.first[leaf_ids]
+        self.lstop = t.stop[leaf_ids]
+        self.lfirst_list: list[int] = self.lfirst.tolist()
+        self.lstop_list: list[int] = self.lstop.tolist()
+        self.lsize = self.lstop - self.lfirst
+        # the leaf-index range [sw_llo, sw_lhi) under each switch (subtrees are contiguous in node order)
+        self.sw_llo = np.searchsorted(self.lfirst, t.first)
+        self.sw_lhi = np.searchsorted(self.lfirst, t.stop)
+        self.n_switches = t.n_switches
+        # (switch, leaf range) of every switch that is not a leaf switch
+        self.inner: list[tuple[int, int, int]] = [
+            (s, int(self.sw_llo[s]), int(self.sw_lhi[s])) for s in np.flatnonzero(~t.is_leaf).tolist()]
+        tops = list(t.children[0]) if self.virtual else [0]
+        # Slurm's preference among top switches: the highest level, the last in table order on ties
+        rank = sorted(tops, key=lambda s: (-self.level[s], -s))
+        # runs of leaf switches with one parent, split where a top switch's leaf range begins
+        starts = set(self.sw_llo[tops].tolist())
+        par = t.parent[leaf_ids].tolist()
+        run_lo: list[int] = []
+        for k in range(len(par)):
+            if k in starts or par[k] != par[k - 1]:
+                run_lo.append(k)
+        self.run_lo = run_lo
+        self.run_hi = run_lo[1:] + [len(par)]
+        self.run_par = [par[k] for k in run_lo]
+        self.run_lo_np = np.array(run_lo, dtype=np.int64)
+        self.run_of = np.repeat(np.arange(len(run_lo)), np.diff(np.append(self.run_lo_np, len(par))))
+        # per top switch, in Slurm's order: (switch, leaf range, run range)
+        self.tops: list[tuple[int, int, int, int, int]] = []
+        for s in rank:
+            klo, khi = int(self.sw_llo[s]), int(self.sw_lhi[s])
+            rlo, rhi = (int(x) for x in np.searchsorted(self.run_lo_np, [klo, khi]))
+            self.tops.append((s, klo, khi, rlo, rhi))
         # the ancestor at each depth of every leaf switch (-1 below its depth), for hop counts
         depth = t.depth[leaf_ids]
         anc = np.full((int(depth.max()) + 1, len(leaf_ids)), -1, dtype=np.int64)
@@ -56,21 +87,43 @@ class _Tables:
             at_depth -= here
         self.anc = anc
         self.leaf_depth = depth
-        self.hops = self._hop_rows(np.arange(len(leaf_ids))) if len(leaf_ids) <= _HOP_MATRIX_LEAVES else None
+        L = len(leaf_ids)
+        self.rhops = self._run_hop_rows(np.arange(L)) if L <= _HOP_MATRIX_LEAVES else None
+        small = self.rhops is not None and L * len(run_lo) <= _HOP_LIST_ENTRIES
+        self.rhop_lists = self.rhops.tolist() if small else None
 
-    def _hop_rows(self, rows: np.ndarray) -> np.ndarray:
-        """Hops between leaf switches ``rows`` and every leaf switch, up to the lowest common switch
-        and down (Slurm's ``switches_dist``, shortest paths in the switch graph)."""
-        same = (self.anc[:, rows, None] == self.anc[:, None, :]) & (self.anc[:, None, :] >= 0)
+    def _hop_rows(self, rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """Hops between leaf switches ``rows`` and leaf switches ``cols`` (default: all), up to the
+        lowest common switch and down (Slurm's ``switches_dist``, shortest paths in the switch
+        graph)."""
+        a = self.anc if cols is None else self.anc[:, cols]
+        same = (self.anc[:, rows, None] == a[:, None, :]) & (a[:, None, :] >= 0)
         lca_depth = np.cumprod(same, axis=0).sum(axis=0) - 1
         d = self.leaf_depth
-        return (d[rows, None] + d[None, :] - 2 * lca_depth).astype(np.int16)
+        dc = d if cols is None else d[cols]
+        return (d[rows, None] + dc[None, :] - 2 * lca_depth).astype(np.int16)
 
-    def hop_row(self, k: int) -> np.ndarray:
-        """Hops from leaf switch index ``k`` to every leaf switch."""
-        if self.hops is not None:
-            return self.hops[k]
-        return self._hop_rows(np.array([k]))[0]
+    def _run_hop_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Hops from leaf switches ``rows`` to the other members of every run (two to the other
+        members of its own run: siblings)."""
+        out = self._hop_rows(rows, self.run_lo_np)
+        own = self.run_of[rows]
+        fix = (self.run_lo_np[own] == rows) & (np.asarray(self.run_hi)[own] - rows > 1)
+        out[np.flatnonzero(fix), own[fix]] = 2
+        return out
+
+    def run_hop_row(self, k: int) -> np.ndarray:
+        """Hops from leaf switch index ``k`` to the members of every run other than ``k``."""
+        if self.rhops is not None:
+            return self.rhops[k]
+        return self._run_hop_rows(np.array([k]))[0]
+
+    def run_hop_list(self, k: int, lo: int, hi: int) -> list[int]:
+        """:meth:`run_hop_row` for the runs ``lo .. hi - 1``, as a list."""
+        if self.rhop_lists is not None:
+            row = self.rhop_lists[k]
+            return row if lo == 0 and hi == len(row) else row[lo:hi]
+        return self.run_hop_row(k)[lo:hi].tolist()
 
     def __deepcopy__(self, memo: dict) -> _Tables:
         return self
@@ -151,11 +204,21 @@ class SlurmTree(TreeAllocator):
     hold the job (a farther leaf that completes the job beats nearer ones that do not), nor on the
     fewest leaf switches; this model keeps those outcomes.
 
-    **Complexity.** O(N + S) vectorised per allocation (free nodes per switch from one prefix sum
-    of the free mask); a job that fits on one leaf switch needs nothing more. A job spread over
-    ``k`` leaf switches adds ``k`` scans of the ``L`` leaf switches in Python (each comparison walks
-    at most the tree's depth ``D``): O(N + S + k L D). Hop rows between leaf switches are a
-    precomputed ``L x L`` matrix for ``L <= 1024``, O(D L) per chosen leaf otherwise.
+    **Complexity.** O(N) vectorised per allocation: the free nodes per leaf switch (one reduction
+    of the free mask) and the granted ids; a job that fits on one leaf switch needs only a scan of
+    the ``L`` leaf switches' free counts besides (built-in list operations up to 64 leaf switches,
+    numpy above). A job spread over ``k`` leaf switches adds the free counts of the switches above
+    them (O(L D) for a tree of depth ``D``) and ``k`` scans of step 2, made a *run* at a time (a run:
+    consecutive leaf switches with one parent; ``R`` runs, ``L`` / fan-out on a uniform tree): per
+    run O(its length) in built-in list operations and at most one comparison walking ``D`` levels,
+    so O(N + L D + k (L + R D)) in all, with O(R D) of it in Python bytecode per scan. Once the
+    run of the last pick is strictly the closest with free nodes and its parent holds the rest,
+    the scan's outcome is that run's best member until a leaf switch of an earlier run holds the
+    rest, and such picks cost O(the run's length). Hops from each leaf switch to each run are a
+    precomputed ``L x R`` matrix for ``L <= 1024``, O(D R) per chosen leaf otherwise. What-ifs: a
+    plain count's ``earliest_in`` is O(N) (one partition per top switch, then the rule once); its
+    ``allocate_avoiding`` O(N) numpy for all the placements that lie on one leaf switch each, then
+    the rule once per further placement tried.
 
     >>> from topologies import SwitchTree, TreeRequest
     >>> t = SwitchTree.uniform((2, 2, 4), names=("block", "rack", "host"))
@@ -179,7 +242,6 @@ class SlurmTree(TreeAllocator):
     def __init__(self, topology: SwitchTree) -> None:
         super().__init__(topology)
         self._tables = _Tables(topology)
-        self._csum = np.zeros(topology.size + 1, dtype=np.int64)
 
     # -- the rule ---------------------------------------------------------------------------------
     def select(self, n: int, free: np.ndarray) -> tuple[np.ndarray, int] | None:
@@ -202,93 +264,162 @@ class SlurmTree(TreeAllocator):
             raise ValueError(f"a free mask of {len(free)} entries for a {self._size}-node tree")
         return self._select(n, free)
 
+    def _top(self, n: int, lcn: list[int]) -> tuple[int, int, int, int, int] | None:
+        """Slurm's top switch for ``n`` nodes given the free nodes per leaf switch: the highest
+        level one that holds them, the last on ties (the root when there is one), as ``(switch,
+        leaf range, run range)``; ``None`` if none holds them."""
+        T = self._tables
+        if not T.virtual:
+            return T.tops[0] if sum(lcn) >= n else None
+        for top in T.tops:
+            if sum(lcn[top[1]:top[2]]) >= n:
+                return top
+        return None
+
     def _select(self, n: int, free: np.ndarray) -> tuple[np.ndarray, int] | None:
         """:meth:`select` for a valid count and a boolean mask of the tree's size."""
         T = self._tables
-        c = self._csum  # c[i]: free nodes among ids < i; a switch has c[stop] - c[first]
-        np.cumsum(free, dtype=np.int64, out=c[1:])
-        if T.virtual:  # Slurm's top switch: the highest level that holds n, the last on ties
-            top = next((s for s, lo, hi in T.top_spans if c[hi] - c[lo] >= n), -1)
-            if top < 0:
-                return None
+        lc = np.add.reduceat(free.view(np.int8), T.lfirst, dtype=np.int64)  # free nodes per leaf switch
+        lcn: list[int] = lc.tolist()
+        top = self._top(n, lcn) if T.virtual else None
+        if top is not None:
+            _, klo, khi, _, _ = top
+        elif T.virtual:
+            return None
         else:
-            if c[-1] < n:
+            klo, khi = 0, len(lcn)
+        if khi - klo <= _SCAN_LEAVES:  # a leaf switch holds the job: the tightest, the first on ties
+            v = min(filter(n.__le__, lcn[klo:khi] if T.virtual else lcn), default=0)
+            k = lcn.index(v, klo, khi) if v else -1
+        else:
+            room = np.where(lc[klo:khi] >= n, lc[klo:khi], _BIG)
+            k = int(room.argmin())
+            k = k + klo if room[k] != _BIG else -1
+        if k >= 0:
+            f = T.lfirst_list[k]
+            return free[f:T.lstop_list[k]].nonzero()[0][:n] + f, 1
+        if top is None:
+            top = self._top(n, lcn)
+            if top is None:
                 return None
-            top = 0
-        lf, ls = T.top_leaf_bounds[top]
-        lc = c[ls] - c[lf]
-        room = np.where(lc >= n, lc, self._size + 1)
-        k = int(room.argmin())
-        if room[k] <= self._size:  # a leaf switch holds the job: the tightest, the first on ties
-            f = int(lf[k])
-            return np.flatnonzero(free[f:ls[k]])[:n] + f, 1
-        lo, hi = T.top_leaves[top]
-        return self._spread(n, free, c[T.stop] - c[T.first], lo, hi)
+        return self._spread(n, free, lcn, top[3], top[4])
 
-    def _spread(self, n: int, free: np.ndarray, cnt: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, int]:
-        """Steps 2 and 3 of the class docstring for a job no single leaf switch holds."""
+    def _spread(self, n: int, free: np.ndarray, lcn: list[int], rlo: int, hi: int) -> tuple[np.ndarray, int]:
+        """Steps 2 and 3 of the class docstring for a job no single leaf switch holds, on the runs
+        ``rlo .. hi - 1`` of the top switch (``lcn``: free nodes per leaf switch, a list it uses up).
+
+        Slurm's scan compares the leaf switches one at a time with the best so far. Here it goes a
+        run at a time: the members of a run are at one distance from the leaves already chosen,
+        compare among themselves leaf to leaf (a member that holds the rest beats one that does
+        not, the tighter of two that hold it, the fuller of two that do not, the earlier on
+        ties), and all members that do not hold the rest compare alike with a leaf switch outside
+        the run (the walk leaves the run at the common parent). So the scan's outcome over a run
+        is its best member, or nothing, decided by one comparison -- exactly the leaf-by-leaf
+        scan's outcome."""
         T = self._tables
-        cn: list[int] = cnt.tolist()
         parent, level, leaf_list = T.parent, T.level, T.leaf_list
-        cand = [k for k in range(lo, hi) if cn[leaf_list[k]]]
-        dist = np.zeros(hi - lo, dtype=np.int64)
+        run_lo, run_hi, run_par = T.run_lo, T.run_hi, T.run_par
+        cn = [0] * T.n_switches  # free nodes per switch above the leaf switches (the comparisons' walks)
+        for s, a, b in T.inner:
+            cn[s] = sum(lcn[a:b])
         rem = n
-        parts = []
-        used = 0
+        picks: list[int] = []
+        dl: list[int] | None = None  # per run: hops to the leaf switches already chosen
+        batch = -1  # the run every next pick is known to come from (see below), or -1: the full scan
+        a0 = a1 = before = 0
         while True:
-            dl: list[int] | None = dist.tolist() if used else None
-            best = bs = -1
-            di = db = 0
-            for k in cand:
-                s = leaf_list[k]
-                if not cn[s]:
-                    continue
-                if best < 0:
-                    best, bs = k, s
-                    continue
-                if dl is not None:
-                    di, db = dl[k - lo], dl[best - lo]
-                    if di > db:
-                        continue
-                a, o = s, bs
-                while True:  # both leaves up in step until one fits or they share a parent
-                    ca, co = cn[a], cn[o]
-                    fa, fo = ca >= rem, co >= rem
-                    if fa or fo:
-                        break
-                    pa, po = parent[a], parent[o]
-                    if pa == po:
-                        break
-                    a, o = pa, po
-                if di < db:  # closer: taken when it fits where the comparison stopped
-                    if fa:
-                        best, bs = k, s
-                    continue
-                if fa:
-                    res = (co - ca or level[o] - level[a]) if fo else 1
+            if batch >= 0:
+                seg = lcn[a0:a1]
+                mx = max(seg)
+                if mx >= rem:
+                    kb = a0 + seg.index(min(filter(rem.__le__, seg)))
+                    cb = lcn[kb]
+                elif mx and rem > before:
+                    kb = a0 + seg.index(mx)
+                    cb = mx
                 else:
-                    res = -1 if fo else (ca - co or level[o] - level[a])
-                if res > 0:
-                    best, bs = k, s
-            if best < 0:  # unreachable: the top switch always holds what remains
+                    batch = -1
+            if batch < 0:
+                kb = -1  # the best leaf switch so far: its index, free nodes, parent, distance, run
+                cb = pb = db = rb = 0
+                for r in range(rlo, hi):
+                    a0 = run_lo[r]
+                    seg = lcn[a0:run_hi[r]]
+                    mx = max(seg)
+                    if not mx:
+                        continue
+                    fit = mx >= rem
+                    v = min(filter(rem.__le__, seg)) if fit else mx  # the run's best: tightest fit, else fullest
+                    p = run_par[r]
+                    dr = dl[r - rlo] if dl is not None else 0
+                    if kb >= 0:
+                        if p == pb:  # siblings of the best: the same distance, compared leaf to leaf
+                            if not (cb < rem and (fit or mx > cb) or fit and v < cb):
+                                continue
+                        else:
+                            if dr > db:
+                                continue
+                            # a member that holds the rest stops the walk at once: it fits, so it is taken
+                            # when closer, and when as close it wins unless the best fits as tightly
+                            take = fit and (dr < db or cb < rem or v < cb)
+                            if not take and cb < rem:
+                                # the members that do not hold the rest: the walk from the two parents up
+                                a, o = p, pb
+                                while True:
+                                    ca, co = cn[a], cn[o]
+                                    if ca >= rem or co >= rem:
+                                        break
+                                    pa, po = parent[a], parent[o]
+                                    if pa == po:
+                                        break
+                                    a, o = pa, po
+                                if dr < db:  # closer: taken when it fits where the comparison stopped
+                                    take = ca >= rem
+                                elif ca >= rem:
+                                    take = co < rem or ca < co or (ca == co and level[o] > level[a])
+                                else:
+                                    take = co < rem and (ca > co or (ca == co and level[o] > level[a]))
+                            if not take:
+                                continue
+                    kb = a0 + seg.index(v)
+                    cb, pb, db, rb = lcn[kb], p, dr, r
+            if kb < 0:  # unreachable: the top switch always holds what remains
                 raise AssertionError("the leaf switch scan stalled")
-            c = cn[bs]
-            f = T.lfirst[best]
-            ids = np.flatnonzero(free[f:T.lstop[best]])
-            used += 1
-            if c >= rem:
-                parts.append(ids[:rem] + f)
+            picks.append(kb)
+            if cb >= rem:
                 break
-            parts.append(ids + f)
-            rem -= c
-            x = bs
+            rem -= cb
+            lcn[kb] = 0
+            x = parent[leaf_list[kb]]
             while x >= 0:
-                cn[x] -= c
+                cn[x] -= cb
                 x = parent[x]
-            dist += T.hop_row(best)[lo:hi]
-        out = np.concatenate(parts)
-        out.sort()
-        return out, used
+            row = T.run_hop_list(kb, rlo, hi)
+            dl = row if dl is None else list(map(add, dl, row))
+            if batch < 0 and cn[pb] >= rem:
+                # The run of this pick is strictly closer than every other run with free nodes and its
+                # parent holds the rest: it stays so (a pick in it adds two hops to its members, at
+                # least three to any other's; its parent loses what the job needs less). Then the scan
+                # takes this run's best member as long as no leaf switch of an earlier run holds the
+                # rest (a farther one that does would stay the best): the fullest member whole until
+                # one holds the rest, the tightest such one last.
+                da = dl[rb - rlo]
+                if all(dl[r - rlo] > da or not max(lcn[run_lo[r]:run_hi[r]]) for r in range(rlo, hi) if r != rb):
+                    batch, a0, a1 = rb, run_lo[rb], run_hi[rb]
+                    before = max(lcn[run_lo[rlo]:a0], default=0)
+        lf, ls = T.lfirst_list, T.lstop_list
+        last = picks[-1]  # the leaf switch that completes the job: its lowest free ids
+        f = lf[last]
+        tail = free[f:ls[last]].nonzero()[0][:rem] + f
+        if len(picks) <= 4:
+            parts = [tail if k == last else free[lf[k]:ls[k]].nonzero()[0] + lf[k] for k in sorted(picks)]
+            return np.concatenate(parts), len(picks)
+        whole = np.zeros(len(lcn), dtype=bool)
+        whole[picks[:-1]] = True
+        take_mask = np.repeat(whole, T.lsize)
+        take_mask &= free
+        take_mask[tail] = True
+        return take_mask.nonzero()[0], len(picks)
 
     def _choose_count(self, n: int, free: np.ndarray) -> np.ndarray | None:
         got = self._select(n, free)
@@ -304,7 +435,7 @@ class SlurmTree(TreeAllocator):
             return got[0]
         T = self._tables
         if request.segment is not None and T.virtual:
-            for top in T.top_rank:
+            for top, *_ in T.tops:
                 sub = np.zeros_like(free)
                 lo, hi = int(T.first[top]), int(T.stop[top])
                 sub[lo:hi] = free[lo:hi]
@@ -314,14 +445,140 @@ class SlurmTree(TreeAllocator):
             return None
         return super()._choose(request, free)
 
+    # -- what-if questions ------------------------------------------------------------------------------
     def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
-        """:meth:`TreeAllocator.earliest_in`, except for ``switches=N``: whether Slurm's selection
-        fits on ``N`` leaf switches does not grow with the free set, so those times are tried in
-        order (:meth:`Allocator.earliest_in`)."""
+        """:meth:`Allocator.earliest_in`. A plain count has a placement exactly when a top switch
+        has that many free nodes, so the earliest time is, over the top switches, the least
+        ``n``-th smallest ready time of a top switch's nodes (one partition each), and the
+        placement the rule's there: O(N). ``switches=N``: whether Slurm's selection fits on ``N``
+        leaf switches does not grow with the free set, so those times are tried in order
+        (:meth:`Allocator.earliest_in`); other constraints by bisection
+        (:meth:`TreeAllocator.earliest_in`). The same answer as the generic default."""
         r = self.validate(request)
         if isinstance(r, TreeRequest) and r.switches is not None:
             return Allocator.earliest_in(self, r, ready, now)
-        return super().earliest_in(r, ready, now)
+        if isinstance(r, TreeRequest) and not r.plain:
+            return super().earliest_in(r, ready, now)
+        n = r.count if isinstance(r, TreeRequest) else r
+        ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
+        if n > len(ready):
+            return None
+        T = self._tables
+        if T.virtual:
+            times = [float(np.partition(ready[lo:hi], n - 1)[n - 1])
+                     for lo, hi in ((int(T.first[top]), int(T.stop[top])) for top, *_ in T.tops) if hi - lo >= n]
+            if not times:
+                return None
+            t = min(times)
+        else:
+            t = float(np.partition(ready, n - 1)[n - 1])
+        got = self._select(n, ready <= t)
+        if got is None:  # unreachable: a top switch holds n nodes ready by t
+            raise AssertionError(f"no placement of {n} nodes at time {t}")
+        return t, got[0]
+
+    def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
+        """:meth:`TreeAllocator.allocate_avoiding` (the same grant as the generic default), with
+        the placements of a plain count enumerated rather than made one at a time while they lie
+        on one leaf switch each: there the rule drains the tightest fitting leaf switch, ``n``
+        lowest free ids at a time, before the next one (by free nodes, then id), so those
+        placements are the chunks of ``n`` of the fitting leaf switches' free ids in that order,
+        checked against ``avoid`` at once (O(N) numpy). Later placements are made one at a time
+        on the mask with the earlier ones removed, until one avoids ``avoid`` or fewer than ``n``
+        free nodes off ``avoid`` remain (then none can). Other requests, and subclasses that keep
+        state beyond the free mask: :meth:`TreeAllocator.allocate_avoiding`."""
+        r = self.validate(request)
+        if isinstance(r, TreeRequest) and not r.plain or not self._plain_state():
+            return super().allocate_avoiding(r, avoid)
+        n = r.count if isinstance(r, TreeRequest) else r
+        off = self._frozen(avoid, "off", _complement)  # (a scheduler's frozen reservation: computed once)
+        avoid = np.asarray(avoid, dtype=bool).ravel()
+        mask = self._is_free.copy()
+        left = int(np.count_nonzero(mask & off))  # free nodes off avoid: any grant needs n of them
+        got = None
+        while left >= n:
+            got, left = self._one_leaf_placements(n, mask, avoid, left)
+            if got is not None:
+                break
+            if left < n:
+                return None
+            sel = self._select(n, mask)
+            if sel is None:
+                return None
+            ids = sel[0]
+            hit = int(np.count_nonzero(avoid[ids]))
+            if not hit:
+                got = ids
+                break
+            mask[ids] = False
+            left -= n - hit
+        if got is None:
+            return None
+        self._is_free[got] = False
+        return self._register(r, got, got, n)
+
+    def _one_leaf_placements(self, n: int, mask: np.ndarray, avoid: np.ndarray, left: int
+                             ) -> tuple[np.ndarray | None, int]:
+        """The successive placements of ``n`` nodes that each lie on one leaf switch, from the
+        free ``mask``: the first that touches no node of ``avoid``, or ``None`` after removing
+        them all from ``mask``; and the free nodes off ``avoid`` left in ``mask``."""
+        T = self._tables
+        lc = np.add.reduceat(mask.view(np.int8), T.lfirst, dtype=np.int64)
+        top = self._top(n, lc.tolist())
+        if top is None:
+            return None, left
+        _, klo, khi, _, _ = top
+        fits = np.flatnonzero(lc[klo:khi] >= n) + klo
+        if not len(fits):
+            return None, left
+        order = fits[np.argsort(lc[fits], kind="stable")]  # by free nodes, then id
+        ids, starts = _drain_chunks(mask, lc, order, n)
+        i = _first_clean(ids, starts, n, avoid)
+        if i >= 0:
+            return ids[starts[i]:starts[i] + n], left
+        gone = ids[(starts[:, None] + np.arange(n)).ravel()]
+        mask[gone] = False
+        return None, left - (len(gone) - int(np.count_nonzero(avoid[gone])))
+
+
+def _complement(mask: Any) -> np.ndarray:
+    """The nodes not marked in ``mask``, as a boolean array over node ids."""
+    return ~np.asarray(mask, dtype=bool).ravel()
+
+
+def _ranks(counts: np.ndarray) -> np.ndarray:
+    """``0 .. c - 1`` for each ``c`` of ``counts``, concatenated."""
+    total = int(counts.sum())
+    return np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def _drain_chunks(mask: np.ndarray, counts: np.ndarray, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The chunks of ``n`` lowest free ids that draining the domains ``order`` in turn gives: each
+    domain's free ids (``mask``) ``n`` at a time, ``counts[d] // n`` chunks of domain ``d`` (the
+    domains are consecutive id ranges partitioning the nodes, with ``counts`` free nodes each).
+    Returns the free ids and where each chunk begins among them, in that order. O(N).
+
+    >>> ids, starts = _drain_chunks(np.array([1, 1, 1, 0, 1, 1], dtype=bool), np.array([3, 2]), np.array([1, 0]), 1)
+    >>> [ids[s:s + 1].tolist() for s in starts]
+    [[4], [5], [0], [1], [2]]
+    """
+    ids = np.flatnonzero(mask)
+    offset = np.zeros(len(counts), dtype=np.int64)  # where each domain's free ids begin in ids
+    np.cumsum(counts[:-1], out=offset[1:])
+    chunks = counts[order] // n
+    return ids, np.repeat(offset[order], chunks) + n * _ranks(chunks)
+
+
+def _first_clean(ids: np.ndarray, starts: np.ndarray, n: int, avoid: np.ndarray) -> int:
+    """The first of the chunks ``ids[s:s + n]`` (``s`` in ``starts``) with no node marked in
+    ``avoid``, or -1. O(len(ids))."""
+    if not len(starts):
+        return -1
+    bad = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(avoid[ids], out=bad[1:])
+    clean = bad[starts + n] == bad[starts]
+    i = int(clean.argmax())
+    return i if clean[i] else -1
 
 
 # -- the test oracle ------------------------------------------------------------------------------

@@ -2,13 +2,16 @@
 ``eval_nodes_block`` as reference, golden cases from Slurm's tests and documentation, errors."""
 
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from topoalloc.base import Allocator
 from topoalloc.testing import allocator_machine, switch_trees
+from topoalloc.tree import slurm_block as slurm_block_module
 from topoalloc.tree.slurm_block import DEFAULT_BLOCK_SIZES, BlockSizesError, SlurmBlock
 from topologies import RequestTypeError, SwitchTree, TreeRequest
 
@@ -194,6 +197,64 @@ def test_place_in_is_slurms_choice(spec, data):
     want = reference(a, free, request)
     assert (None if got is None else got.tolist()) == want
     assert (got is not None) == SlurmBlock.oracle(a, free, request)
+
+
+@settings(max_examples=150, deadline=None)
+@given(spec=block_machines(), data=st.data())
+def test_numpy_paths_of_many_base_blocks_are_slurms_choice(spec, data):
+    """Above 64 base blocks the fitting blocks are found in numpy rather than by a scan of a list;
+    forced here on small machines, the choices are still those of the literal transcription."""
+    a = slurm_block(spec)
+    N = a.size
+    free = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))).random(N) < 0.7
+    seg = data.draw(st.integers(1, N))
+    request = data.draw(st.one_of(st.integers(1, N),
+                                  st.integers(1, N // seg).map(lambda k: TreeRequest(k * seg, segment=seg))))
+    with mock.patch.object(slurm_block_module, "_SCAN_BLOCKS", 0):
+        got = a.place_in(request, free)
+    assert (None if got is None else got.tolist()) == reference(a, free, request)
+
+
+def _uneven_blocks() -> SwitchTree:
+    """Base blocks of 3 to 8 nodes under two groups."""
+    sizes = [5, 8, 3, 6, 7, 4, 8, 5, 6]
+    names = iter(f"n{i}" for i in range(sum(sizes)))
+    leaves = {f"b{k}": [next(names) for _ in range(m)] for k, m in enumerate(sizes)}
+    return SwitchTree.from_switches({"top": ["g0", "g1"], "g0": [f"b{k}" for k in range(4)],
+                                     "g1": [f"b{k}" for k in range(4, 9)]}, leaves)
+
+
+@pytest.mark.parametrize(("tree", "sizes", "base"), [
+    (SwitchTree.uniform((20, 8), names=("block", "node")), None, None),  # > 16 base blocks: the machine level
+    (SwitchTree.uniform((33, 3), names=("block", "node")), (1, 4, 16), 2),  # llblock limits, a short last block
+    (_uneven_blocks(), (1, 2, 4), None),  # base blocks of different sizes
+])
+def test_what_ifs_match_the_generic_defaults_on_busy_machines(tree, sizes, base):
+    """``allocate_avoiding`` (all one-base-block placements checked at once; none once no block has
+    room off the avoided nodes) and ``earliest_in`` (the least ``n``-th ready time of a block, or a
+    bisection under the llblock limit) give exactly what :class:`~topoalloc.Allocator`'s generic
+    defaults give, on half-full machines."""
+    rng = np.random.default_rng(5)
+    N = tree.size
+    for _ in range(30):
+        a = SlurmBlock(tree, sizes, base)
+        while a.free > N // 2:
+            a.allocate(int(rng.integers(1, 9)))
+        b = a.clone()
+        avoid = rng.random(N) < rng.choice([0.05, 0.2, 0.5])
+        avoid.flags.writeable = bool(rng.integers(2))  # a frozen mask is converted once
+        for n in (int(rng.integers(1, 9)), int(rng.integers(1, N // 4))):
+            got, want = a.allocate_avoiding(n, avoid), Allocator.allocate_avoiding(b, n, avoid)
+            assert (got is None) == (want is None)
+            if got is not None:
+                assert got.nodes.tolist() == want.nodes.tolist() and not avoid[got.nodes].any()
+            assert a.free_mask().tolist() == b.free_mask().tolist()
+        ready = np.where(rng.random(N) < 0.3, -np.inf, rng.integers(1, 40, N).astype(float))  # any ready times
+        for m in (int(rng.integers(1, 9)), int(rng.integers(1, N // 2)), N - int(rng.integers(0, 8))):
+            got_t, want_t = a.earliest_in(m, ready, now=3.0), Allocator.earliest_in(a, m, ready, now=3.0)
+            assert (got_t is None) == (want_t is None)
+            if got_t is not None:
+                assert got_t[0] == want_t[0] and got_t[1].tolist() == want_t[1].tolist()
 
 
 # -- golden cases ------------------------------------------------------------------------------------

@@ -3,14 +3,16 @@
 and the tie rules of its code."""
 
 import copy
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from topoalloc.base import Allocator
 from topoalloc.testing import allocator_machine, switch_trees
-from topoalloc.tree import TreeAllocator
+from topoalloc.tree import TreeAllocator, slurm_tree
 from topoalloc.tree.slurm_tree import SlurmTree, slurm_tree_oracle
 from topologies import SwitchTree, TreeRequest
 
@@ -161,6 +163,77 @@ def test_selection_matches_the_step_by_step_model(tree, data):
         assert got[0].tolist() == want[0] and got[1] == want[1]
 
 
+def _runs_apart() -> SwitchTree:
+    """Switch P holds leaf switches p1, p2, then switch Q, then leaf switches p3, p4: two runs of
+    P's leaf switches with Q's between them (siblings that are not consecutive in node order)."""
+    names = iter(f"n{i}" for i in range(40))
+    sizes = {"p1": 3, "p2": 5, "q1": 4, "q2": 2, "q3": 6, "p3": 4, "p4": 3, "r1": 5, "r2": 5}
+    return SwitchTree.from_switches(
+        {"root": ["P", "R"], "P": ["p1", "p2", "Q", "p3", "p4"], "Q": ["q1", "q2", "q3"], "R": ["r1", "r2"]},
+        {leaf: [next(names) for _ in range(k)] for leaf, k in sizes.items()})
+
+
+wide_trees = st.sampled_from([SwitchTree.uniform((2, 6, 3)), SwitchTree.uniform((3, 4, 2, 2)),
+                              SwitchTree.uniform((1, 9, 4)), _runs_apart()])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=st.one_of(wide_trees, any_tree), data=st.data(), numpy_paths=st.booleans())
+def test_run_at_a_time_scan_matches_the_step_by_step_model(tree, data, numpy_paths):
+    """Step 2 made a run of sibling leaf switches at a time (and from one run alone while it is
+    strictly the closest with free nodes and its parent holds the rest) makes the leaf-by-leaf
+    scan's choices: jobs spread over many leaf switches of long runs, runs of one parent that are
+    not consecutive, and, with ``numpy_paths``, the paths of large trees (the tightest fitting
+    leaf switch found in numpy, hop rows not kept as lists) forced on small ones."""
+    seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+    free = np.random.default_rng(seed).random(tree.size) < data.draw(st.sampled_from([0.4, 0.7, 1.0]))
+    leaf_free = np.add.reduceat(free.astype(np.int64), tree.first[tree.leaf_switch_ids])
+    lo = min(int(leaf_free.max()) + 1, tree.size)
+    n = data.draw(st.integers(lo, max(int(free.sum()), lo)), label="n")
+    big = {"_SCAN_LEAVES": 0, "_HOP_LIST_ENTRIES": 0} if numpy_paths else {
+        "_SCAN_LEAVES": slurm_tree._SCAN_LEAVES, "_HOP_LIST_ENTRIES": slurm_tree._HOP_LIST_ENTRIES}
+    with mock.patch.multiple(slurm_tree, **big):
+        a = SlurmTree(tree)
+        got = a.select(n, free)
+    want = reference_select(tree, free, n)
+    assert (got is None) == (want is None), (got, want)
+    if got is not None:
+        assert got[0].tolist() == want[0] and got[1] == want[1]
+    assert (a._tables.rhop_lists is None) == numpy_paths
+
+
+@pytest.mark.parametrize("tree", [SwitchTree.uniform((2, 10, 16)), _runs_apart(), SwitchTree.from_switches(
+    {"A": ["a1", "a2", "a3"], "B": ["b1", "b2"]},
+    {**{f"a{k}": [f"a{k}n{i}" for i in range(6)] for k in (1, 2, 3)},
+     **{f"b{k}": [f"b{k}n{i}" for i in range(9)] for k in (1, 2)}, "solo": [f"s{i}" for i in range(10)]})])
+def test_what_ifs_match_the_generic_defaults_on_busy_trees(tree):
+    """``allocate_avoiding`` (the placements on one leaf switch each enumerated at once) and
+    ``earliest_in`` (the least ``n``-th ready time of a top switch) give exactly what
+    :class:`~topoalloc.Allocator`'s generic defaults give, placement by placement and time by time,
+    on half-full trees (one with top switches without a common parent)."""
+    rng = np.random.default_rng(11)
+    N = tree.size
+    for _ in range(30):
+        a = SlurmTree(tree)
+        while a.free > N // 2:
+            a.allocate(int(rng.integers(1, max(2, N // 12))))
+        b = a.clone()
+        avoid = rng.random(N) < rng.choice([0.1, 0.3, 0.6])
+        avoid.flags.writeable = bool(rng.integers(2))  # a frozen mask is converted once
+        n = int(rng.integers(1, N // 3))
+        got, want = a.allocate_avoiding(n, avoid), Allocator.allocate_avoiding(b, n, avoid)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got.nodes.tolist() == want.nodes.tolist() and not avoid[got.nodes].any()
+        assert a.free_mask().tolist() == b.free_mask().tolist()
+        ready = np.where(rng.random(N) < 0.3, -np.inf, rng.integers(1, 40, N).astype(float))  # any ready times
+        for m in (n, N // 2, N):
+            got_t, want_t = a.earliest_in(m, ready, now=3.0), Allocator.earliest_in(a, m, ready, now=3.0)
+            assert (got_t is None) == (want_t is None)
+            if got_t is not None:
+                assert got_t[0] == want_t[0] and got_t[1].tolist() == want_t[1].tolist()
+
+
 @settings(max_examples=60, deadline=None)
 @given(tree=any_tree, data=st.data())
 def test_switches_grant_is_the_plain_selection_on_few_enough_leaf_switches(tree, data):
@@ -304,6 +377,20 @@ def test_no_leaf_holds_it_fullest_leaf_of_the_tightest_lowest_switch_first():
     assert SlurmTree(t).place_in(7, free).tolist() == [0, 1, 2, 4, 5, 8, 9]
 
 
+def test_tightest_completing_leaf_among_siblings_apart_in_the_table():
+    """``_topo_compare_switches`` (eval_nodes_tree.c) on two leaf switches of one parent stops at
+    once (same parent) and, when both hold the rest, keeps the one with fewer free nodes. Root over
+    leaf switches a and b (two nodes each), switch C (over c1, one node) and leaf switch d (one
+    node): three nodes take a whole (no leaf switch holds three; a and b tie, the first wins),
+    then the last node goes to d rather than b -- both are two hops from a and hold it, d more
+    tightly -- though C comes between b and d in the table."""
+    tree = SwitchTree.from_switches({"root": ["a", "b", "C", "d"], "C": ["c1"]},
+                                    {"a": ["a0", "a1"], "b": ["b0", "b1"], "c1": ["c0"], "d": ["d0"]})
+    got = SlurmTree(tree).place_in(3, np.ones(6, dtype=bool))
+    assert [tree.node_names[i] for i in got] == ["a0", "a1", "d0"]
+    assert reference_select(tree, np.ones(6, dtype=bool), 3) == (got.tolist(), 2)
+
+
 def _uneven(a1: int, c1: int) -> SwitchTree:
     """Root R over blocks A and B; A holds leaf switch a1 and switch C (over leaf switch c1), so A is
     of level 2; B holds leaf switches b1, b2 of two nodes each (level 1)."""
@@ -377,13 +464,13 @@ def test_tables_are_shared_by_clones_and_masks_are_checked():
 
 
 def test_large_tree_without_the_hop_matrix_matches():
-    """Above 1,024 leaf switches the hop rows are computed per chosen leaf instead of stored."""
+    """Above 1,024 leaf switches the hops to the runs are computed per chosen leaf instead of stored."""
     t = SwitchTree.uniform((2, 520, 2))
     a = SlurmTree(t)
-    assert a._tables.hops is None
+    assert a._tables.rhops is None
     free = np.random.default_rng(5).random(t.size) < 0.5
     small = SlurmTree(t)
     small._tables = copy.copy(a._tables)
-    small._tables.hops = a._tables._hop_rows(np.arange(1040))
+    small._tables.rhops = a._tables._run_hop_rows(np.arange(1040))
     for n in (3, 40, 700):
         assert a.select(n, free)[0].tolist() == small.select(n, free)[0].tolist()
