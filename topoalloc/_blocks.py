@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["block_all", "block_any", "block_max", "block_starts", "runs_from"]
+__all__ = ["block_all", "block_any", "block_max", "block_starts", "runs_from", "first_group_avoiding"]
 
 #: Blocks up to this long are combined from strided slices; longer ones reduced by ``numpy``.
 SHORT = 4
@@ -91,3 +91,22 @@ def runs_from(bits: int, s: int) -> int:
         bits &= bits >> span
         span <<= 1
     return bits
+
+
+def first_group_avoiding(order: np.ndarray, n: int, avoid: np.ndarray) -> np.ndarray | None:
+    """The first of the consecutive groups of ``n`` entries of ``order`` (node ids; a trailing
+    partial group is dropped) that holds no node marked in ``avoid``, or ``None``: the successive
+    placements of a rule that takes the next ``n`` free nodes in a fixed order, asked to avoid a
+    reservation. A copy, in ``order``'s order. O(len(order)).
+
+    >>> first_group_avoiding(np.array([1, 2, 3, 4, 5]), 2, np.array([0, 0, 1, 0, 0, 0], dtype=bool)).tolist()
+    [3, 4]
+    """
+    m = len(order) // n
+    if m == 0:
+        return None
+    groups = order[: m * n].reshape(m, n)
+    ok = ~np.asarray(avoid, dtype=bool).ravel()[groups].any(axis=1)
+    i = int(ok.argmax())
+    return groups[i].copy() if ok[i] else None
+

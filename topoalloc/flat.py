@@ -6,6 +6,7 @@ import numpy as np
 
 from topologies import Flat
 
+from ._blocks import first_group_avoiding
 from .base import Allocation, Allocator
 
 __all__ = ["FlatPool"]
@@ -82,16 +83,9 @@ class FlatPool(Allocator):
         """:meth:`Allocator.allocate_avoiding` directly: successive placements are the free ids
         ``n`` at a time, lowest first; the first such group with no avoided id. O(P)."""
         n = self.validate(request)
-        ids = np.flatnonzero(self._is_free)
-        m = len(ids) // n
-        if m == 0:
+        got = first_group_avoiding(np.flatnonzero(self._is_free), n, avoid)
+        if got is None:
             return None
-        groups = ids[: m * n].reshape(m, n)
-        ok = ~avoid[groups].any(axis=1)
-        i = int(ok.argmax())
-        if not ok[i]:
-            return None
-        got = groups[i].copy()
         self._is_free[got] = False
         return self._register(n, got, got, n)
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from topologies import SwitchTree, TreeRequest
 
+from .._blocks import first_group_avoiding
 from ..base import Allocation, Allocator
 
 __all__ = ["TreeAllocator", "free_per_domain"]
@@ -181,16 +182,9 @@ class TreeAllocator(Allocator):
         avoid = np.asarray(avoid, dtype=bool).ravel()
         if not isinstance(r, TreeRequest) and type(self)._choose_count is TreeAllocator._choose_count:
             # the lowest-ids rule's successive placements are the free ids n at a time
-            ids = np.flatnonzero(self._is_free)
-            m = len(ids) // n
-            if m == 0:
+            got = first_group_avoiding(np.flatnonzero(self._is_free), n, avoid)
+            if got is None:
                 return None
-            groups = ids[: m * n].reshape(m, n)
-            ok = ~avoid[groups].any(axis=1)
-            i = int(ok.argmax())
-            if not ok[i]:
-                return None
-            got = groups[i].copy()
             self._is_free[got] = False
             return self._register(r, got, got, n)
         mask = self._is_free.copy()

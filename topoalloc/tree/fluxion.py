@@ -26,6 +26,7 @@ import numpy as np
 
 from topologies import TreeRequest
 
+from .._blocks import first_group_avoiding
 from ..base import Allocation
 from .base import TreeAllocator, _nth_ready, _ready_ranks, free_per_domain
 
@@ -94,15 +95,10 @@ class _FluxPolicy(TreeAllocator):
             return super().allocate_avoiding(r, avoid)
         n = r.count if isinstance(r, TreeRequest) else r
         order = self._succession(np.flatnonzero(self._is_free))
-        m = len(order) // n
-        if m == 0:
+        got = first_group_avoiding(order, n, avoid)
+        if got is None:
             return None
-        groups = order[: m * n].reshape(m, n)
-        ok = ~np.asarray(avoid, dtype=bool).ravel()[groups].any(axis=1)
-        i = int(ok.argmax())
-        if not ok[i]:
-            return None
-        got = np.sort(groups[i])
+        got.sort()
         self._is_free[got] = False
         return self._register(r, got, got, n)
 

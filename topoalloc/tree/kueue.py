@@ -9,6 +9,7 @@ import numpy as np
 
 from topologies import SwitchTree, TreeRequest
 
+from .._blocks import first_group_avoiding
 from ..base import Allocation
 from ..errors import UnknownOptionError
 from .base import TreeAllocator
@@ -268,16 +269,9 @@ class KueueTAS(TreeAllocator):
         if type(self) is not KueueTAS or (isinstance(r, TreeRequest) and not r.plain):
             return super().allocate_avoiding(r, avoid)
         n = r.count if isinstance(r, TreeRequest) else r
-        ids = np.flatnonzero(self._is_free)
-        m = len(ids) // n
-        if m == 0:
+        got = first_group_avoiding(np.flatnonzero(self._is_free), n, avoid)
+        if got is None:
             return None
-        groups = ids[: m * n].reshape(m, n)
-        ok = ~np.asarray(avoid, dtype=bool).ravel()[groups].any(axis=1)
-        i = int(ok.argmax())
-        if not ok[i]:
-            return None
-        got = groups[i].copy()
         self._is_free[got] = False
         return self._register(r, got, got, n)
 
