@@ -14,13 +14,20 @@ and worker processes alike; :func:`save` writes one to PNG/SVG/PDF.
   job, a cube or a DHC tree as a strip of its nodes in id order.
 * :func:`schedule_figure` -- a schedule like Downey's Fig. 5 (seed 001 §4): time runs down the
   page, a job's width is its processor count, its queue time a black tail above it; jobs are laid
-  out for clarity (first fit in x), not by their allocation.
+  out for clarity (first fit in x, inside the machine's processors), not by their allocation.
 * :func:`study_figures` -- the figures a study asks for (its ``[[plots]]``), from a result store.
+
+Every figure is meant to be read at its default size: axis labels carry units (times in the
+service distribution's unit, :data:`TIME_UNIT`, or seconds for a trace), the legend stands below
+the axes or, when it has many entries, beside them (the figure grows instead of the axes
+shrinking), a log axis labels at least :data:`MIN_LOG_TICKS` ticks, and :func:`save` never
+replaces an existing file silently.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +44,7 @@ __all__ = [
     "schedule_figure",
     "study_figures",
     "save",
+    "FigureExistsWarning",
     "MatplotlibMissingError",
 ]
 
@@ -57,12 +65,44 @@ def _figure(nrows: int = 1, ncols: int = 1, *, width: float = 5.0, height: float
     return fig, axes
 
 
-def save(fig: Any, path: str | Path, *, dpi: int = 110) -> Path:
-    """Write ``fig`` to ``path`` (format from the suffix), creating the directory."""
+class FigureExistsWarning(UserWarning):
+    """A figure was not written over an existing file: it went to a numbered name instead."""
+
+
+def _free_path(path: Path) -> Path:
+    """``path`` if no file is there, else the first free ``stem-2.suffix``, ``stem-3.suffix``, ..."""
+    if not path.exists():
+        return path
+    k = 2
+    while (alt := path.with_name(f"{path.stem}-{k}{path.suffix}")).exists():
+        k += 1
+    return alt
+
+
+def save(fig: Any, path: str | Path, *, dpi: int = 110, overwrite: bool = False) -> Path:
+    """Write ``fig`` to ``path`` (format from the suffix), creating the directory, and return the
+    path written. An existing file is never replaced silently: unless ``overwrite``, the figure goes
+    to the first free numbered name (``fig-2.png``, ``fig-3.png``, ...) with a
+    :class:`FigureExistsWarning` naming both files.
+
+    >>> import tempfile, warnings
+    >>> fig, _ = _figure()
+    >>> with tempfile.TemporaryDirectory() as d, warnings.catch_warnings(record=True):
+    ...     [save(fig, Path(d) / "f.png", dpi=20).name for _ in range(2)]
+    ['f.png', 'f-2.png']
+    """
     path = Path(path)
+    if not isinstance(dpi, int | float) or isinstance(dpi, bool) or not dpi > 0:
+        raise ValueError(f"dpi must be a positive number, got {dpi!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
-    return path
+    target = path if overwrite else _free_path(path)
+    if target != path:
+        import warnings
+
+        warnings.warn(f"{path} exists: wrote {target} instead (pass overwrite=True to replace it)",
+                      FigureExistsWarning, stacklevel=2)
+    fig.savefig(target, dpi=dpi)
+    return target
 
 
 # -- curves -----------------------------------------------------------------------------------------
@@ -142,10 +182,31 @@ def _curves(items: Sequence[Any], get: Callable[[Any], Any]) -> tuple[list[tuple
     return labels, ", ".join(common)
 
 
-def _ylabel(metric: str) -> str:
+#: The unit of times in figures of synthetic streams: the service distribution's (its mean is the
+#: service time the workload states); a trace's times are seconds (pass ``time_unit="s"``).
+TIME_UNIT = "service-time units"
+#: Units of the metrics that are not times (fractions and counts are named as such).
+_UNITS = {"utilization": "fraction of processors", "effectiveness": "fraction", "fraction_folded": "fraction",
+          "system_efficiency": "fraction", "blocked_fraction": "fraction of time", "saturated": "fraction of runs",
+          "fraction_relaxed": "fraction", "mean_hops": "hops", "mean_slowdown": "ratio",
+          "mean_bounded_slowdown": "ratio", "p90_slowdown": "ratio", "mean_components": "count",
+          "mean_leaf_switches": "count", "mean_changes": "count", "mean_moved": "processors",
+          "mean_cluster_size": "processors", "load_average": "jobs", "blocked_episodes": "count"}
+_TIMES = ("mean_turnaround", "mean_wait", "p50_turnaround", "p90_turnaround", "p99_turnaround", "blocked_by_topology")
+#: The x axis of every load figure.
+LOAD_LABEL = "offered load (fraction of capacity)"
+
+
+def _name(metric: str) -> str:
     from .experiments.report import METRIC_LABELS
 
     return METRIC_LABELS.get(metric, metric)
+
+
+def _ylabel(metric: str, time_unit: str = TIME_UNIT) -> str:
+    """The axis label of ``metric`` with its unit: ``mean turnaround (service-time units)``."""
+    unit = time_unit if metric in _TIMES else _UNITS.get(metric)
+    return f"{_name(metric)} ({unit})" if unit else _name(metric)
 
 
 def _panel_title(key: str, panels: str, note: str = "") -> str:
@@ -174,7 +235,12 @@ def _bars(e: Any, logy: bool) -> tuple[float, float]:
 
 class _Legend:
     """Series handles in first-seen order plus notes (saturation marks, missing bars), drawn as
-    one legend for the whole figure, outside the axes below them."""
+    one legend for the whole figure, outside the axes: below them in a few columns when it fits in
+    two rows, else to their right (the figure widens by the legend's width, and grows taller when
+    the legend needs it, so the axes keep their default size)."""
+
+    #: Entries a legend below the axes may hold in a row per inch of figure width, and rows at most.
+    PER_INCH, BELOW_ROWS = 1 / 2.2, 2
 
     def __init__(self) -> None:
         self.handles: dict[str, Any] = {}
@@ -188,12 +254,30 @@ class _Legend:
 
         self.notes.setdefault(text, Line2D([], [], **{"linestyle": "none", **style}))
 
-    def draw(self, fig: Any) -> None:
+    def draw(self, fig: Any, title: str | None = None) -> None:
+        """Draw the legend on ``fig`` and its ``title`` (a suptitle centred over the axes, not over
+        a legend at their right)."""
         items = list(self.handles.items()) + list(self.notes.items())
-        if items:
-            ncols = max(1, min(len(items), int(fig.get_figwidth() / 2.6)))
-            fig.legend([h for _, h in items], [t for t, _ in items], loc="outside lower center", fontsize="small",
-                       ncols=ncols)
+        if title:
+            fig.suptitle(title)
+        if not items:
+            return
+        handles, texts = [h for _, h in items], [t for t, _ in items]
+        width, height = fig.get_figwidth(), fig.get_figheight()
+        per_row = max(1, int(width * self.PER_INCH))
+        if math.ceil(len(items) / per_row) <= self.BELOW_ROWS:
+            ncols = min(len(items), per_row)
+            fig.set_figheight(height + 0.25 * math.ceil(len(items) / ncols) + 0.2)
+            fig.legend(handles, texts, loc="outside lower center", fontsize="small", ncols=ncols)
+            return
+        ncols = 1 if len(items) <= 14 else 2
+        rows = math.ceil(len(items) / ncols)
+        chars = max(len(t) for t in texts)
+        fig.set_figwidth(width + ncols * (0.065 * chars + 0.6) + 0.2)
+        if title:
+            fig.suptitle(title, x=0.5 * width / fig.get_figwidth())
+        fig.set_figheight(max(height, 0.23 * rows + 0.6))
+        fig.legend(handles, texts, loc="outside right upper", fontsize="small", ncols=ncols)
 
 
 def _estimate_curves(ax: Any, its: Sequence[Any], metric: str, styles: _Styles, legend: _Legend, *, logy: bool,
@@ -241,7 +325,7 @@ def _min_n() -> int:
 
 
 def load_figure(summaries: Sequence[Any], metric: str = "mean_turnaround", *, panels: str = "experiment",
-                logy: bool = False, title: str | None = None) -> Any:
+                logy: bool = False, title: str | None = None, time_unit: str = TIME_UNIT) -> Any:
     """``metric`` vs offered load, one curve per configuration, 95% confidence bars (one subplot
     per value of ``panels``: ``experiment``, ``allocator``, ``policy`` or ``none``).
 
@@ -252,22 +336,22 @@ def load_figure(summaries: Sequence[Any], metric: str = "mean_turnaround", *, pa
     respects the metric (:func:`scheduling.metrics.confidence_interval`; on a log axis the interval
     of the log), none with fewer than three replications. A curve of a time metric stops before its
     first saturated load (the papers' curves leave the chart there) and a hollow mark at the top
-    edge shows each saturated load."""
+    edge shows each saturated load. The y axis names the metric's unit (times in ``time_unit``).
+    """
     items = [s for s in summaries if s.load is not None]
     groups = _panels(items, panels, lambda s: s)
     fig, axes = _figure(1, max(len(groups), 1))
     styles, legend = _Styles(), _Legend()
     for ax, (key, its) in zip(axes[0], groups, strict=False):
         note = _estimate_curves(ax, its, metric, styles, legend, logy=logy, cut_saturated=True)
-        ax.set_xlabel("offered load")
-        ax.set_ylabel(_ylabel(metric))
+        ax.set_xlabel(LOAD_LABEL)
+        ax.set_ylabel(_ylabel(metric, time_unit))
         if logy:
             _log_y(ax)
         if key or note:
             ax.set_title(_panel_title(key, panels, note))
         ax.grid(True, alpha=0.3)
-    legend.draw(fig)
-    fig.suptitle(title or f"{_ylabel(metric)} vs offered load")
+    legend.draw(fig, title or f"{_name(metric)} vs offered load")
     return fig
 
 
@@ -289,21 +373,24 @@ def utilization_figure(summaries: Sequence[Any], *, panels: str = "experiment", 
                 legend.note("utilisation = offered load", color="grey", linestyle=":")
                 if key or note:
                     ax.set_title(_panel_title(key, panels, note))
-            ax.set_xlabel("offered load")
+            ax.set_xlabel(LOAD_LABEL)
             ax.set_ylabel(_ylabel(metric))
             ax.set_ylim(0, 1.05)
             ax.grid(True, alpha=0.3)
-    legend.draw(fig)
-    fig.suptitle(title or "utilisation and S_e vs offered load")
+    legend.draw(fig, title or "utilisation and S_e vs offered load")
     return fig
 
 
 def fairness_figure(curves: Sequence[Any], *, panels: str = "experiment", logy: bool = True,
-                    title: str | None = None) -> Any:
+                    title: str | None = None, time_unit: str | None = None) -> Any:
     """Mean turnaround by requested size (log scale by default, as in seed 002 Fig. 5), one curve
     per configuration, 95% confidence bars over replications (the interval of the log on a log
     axis; none where fewer than three replications had jobs of a size). ``curves`` are
-    :class:`~scheduling.experiments.FairnessCurve` values (:func:`~scheduling.experiments.fairness_curves`)."""
+    :class:`~scheduling.experiments.FairnessCurve` values (:func:`~scheduling.experiments.fairness_curves`).
+    Times are in ``time_unit``: by default seconds when every curve is a trace's (no load), else
+    :data:`TIME_UNIT`."""
+    if time_unit is None:
+        time_unit = "s" if curves and all(c.point.load is None for c in curves) else TIME_UNIT
     groups = _panels(list(curves), panels, lambda c: c.point)
     fig, axes = _figure(1, max(len(groups), 1))
     styles, legend = _Styles(), _Legend()
@@ -336,7 +423,7 @@ def fairness_figure(curves: Sequence[Any], *, panels: str = "experiment", logy: 
         if logy:
             _log_y(ax)
         ax.set_xlabel("requested processors (power-of-two bins)" if binned else "requested processors")
-        ax.set_ylabel("mean turnaround")
+        ax.set_ylabel(_ylabel("mean_turnaround", time_unit))
         load = its[0].point.load if its else None
         loads.add(load)
         head = _panel_title(key, panels, note) if key or note else ""
@@ -344,9 +431,8 @@ def fairness_figure(curves: Sequence[Any], *, panels: str = "experiment", logy: 
             head = f"{head} (load {load:g})".strip()
         ax.set_title(head)
         ax.grid(True, alpha=0.3)
-    legend.draw(fig)
     at = "" if loads - {None} == set() or len(loads) > 1 else f" at load {next(iter(loads)):g}"
-    fig.suptitle(title or f"mean turnaround by requested size{at}")
+    legend.draw(fig, title or f"mean turnaround by requested size{at}")
     return fig
 
 
@@ -356,18 +442,33 @@ def _plain_formatter() -> Any:
     return FuncFormatter(lambda v, _pos: f"{v:g}")
 
 
+#: Labelled ticks a log axis shows at least, when its range allows.
+MIN_LOG_TICKS = 4
+
+
 def _log_y(ax: Any) -> None:
-    """Log y axis (after plotting) with plain tick labels (``20``, not ``2 x 10^1``); minor ticks
-    labelled at 2 and 5 only when the axis spans less than a decade and a half."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    """Log y axis (after plotting) with plain tick labels (``20``, not ``2 x 10^1``) and at least
+    :data:`MIN_LOG_TICKS` labelled ticks: the decades alone when there are that many in range, else
+    also the minor ticks at 2 and 5 times a decade, else every minor tick (a narrow range)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(_plain_formatter())
     lo, hi = ax.get_ylim()
-    if lo > 0 and hi / lo < 30:
-        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
-    else:
+    if not (lo > 0 and hi > lo):
+        return
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    decades = [10.0**k for k in range(k0, k1 + 1)]
+
+    def inside(subs: Sequence[float]) -> int:
+        return sum(1 for d in decades for m in (1.0, *subs) if lo <= m * d <= hi)
+
+    if inside(()) >= MIN_LOG_TICKS:
         ax.yaxis.set_minor_formatter(NullFormatter())
+        return
+    subs = (2.0, 5.0) if inside((2.0, 5.0)) >= MIN_LOG_TICKS else (2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=subs, numticks=100))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
 
 
 # -- pictures ---------------------------------------------------------------------------------------
@@ -390,16 +491,17 @@ def occupancy_axes(ax: Any, occupancy: np.ndarray, *, title: str | None = None) 
         img = _job_colours(occ[np.newaxis, :])
         ax.imshow(img, aspect="auto", interpolation="nearest", extent=(-0.5, len(occ) - 0.5, 0, 1))
         ax.set_yticks([])
-        ax.set_xlabel("node")
+        ax.set_xlabel("node (id order)")
     elif occ.ndim == 2:
         ax.imshow(_job_colours(occ), interpolation="nearest")
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
+        ax.set_xlabel("x (mesh column)")
+        ax.set_ylabel("y (mesh row)")
     else:
         raise ValueError(f"occupancy must be 1D or 2D, got shape {occ.shape}")
     busy = float((occ != 0).mean()) if occ.size else 0.0
     jobs = len(np.unique(occ[occ != 0]))
-    ax.set_title(f"{title + ': ' if title else ''}{jobs} jobs, {busy:.0%} busy", fontsize="small")
+    head = f"{title}: " if title else ""
+    ax.set_title(f"{head}{jobs} job{'' if jobs == 1 else 's'}, {busy:.0%} busy", fontsize="small")
     return ax
 
 
@@ -441,21 +543,77 @@ def _layout(arrival: np.ndarray, end: np.ndarray, width: np.ndarray) -> np.ndarr
     return xs
 
 
-def schedule_figure(result: Any, *, max_jobs: int = 200, layout: str = "auto", title: str | None = None) -> Any:
+def _pack(start: np.ndarray, end: np.ndarray, width: np.ndarray, size: float) -> list[list[tuple[float, float]]]:
+    """Pieces ``(x, w)`` per job (jobs in ``start`` order) inside ``[0, size)``: a job takes the
+    lowest free range of its width while it runs; when no free range is that wide it is split over
+    the lowest free ranges (as a non-contiguous allocation is). Jobs never overlap, and they stay in
+    ``[0, size)`` as long as the running jobs' widths never add up to more than ``size`` (past that,
+    the rest of a job goes to the right of the machine). O(n k) for n jobs, k free ranges."""
+    import heapq
+
+    free: list[list[float]] = [[0.0, float(size)]]  # sorted, disjoint, non-adjacent [lo, hi)
+    running: list[tuple[float, int]] = []
+    pieces: list[list[tuple[float, float]]] = []
+
+    def give_back(x: float, w: float) -> None:
+        free.append([x, x + w])
+        free.sort()
+        merged = [free[0]]
+        for lo, hi in free[1:]:
+            if lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        free[:] = merged
+
+    beyond = float(size)
+    for i in range(len(width)):
+        while running and running[0][0] <= start[i]:
+            for x, w in pieces[heapq.heappop(running)[1]]:
+                if x < size:
+                    give_back(x, w)
+        need, got = float(width[i]), []
+        fit = next((r for r in free if r[1] - r[0] >= need), None)
+        for r in [fit] if fit is not None else list(free):
+            take = min(need, r[1] - r[0])
+            got.append((r[0], take))
+            r[0] += take
+            need -= take
+            if need <= 0:
+                break
+        free[:] = [r for r in free if r[1] > r[0]]
+        if need > 0:
+            got.append((beyond, need))
+            beyond += need
+        pieces.append(got)
+        heapq.heappush(running, (float(end[i]), i))
+    return pieces
+
+
+def schedule_figure(result: Any, *, max_jobs: int = 200, layout: str = "auto", title: str | None = None,
+                    time_unit: str = TIME_UNIT) -> Any:
     """A schedule picture like Downey's Fig. 5 (seed 001 §4): time down the page, each job a box as
-    wide as its processors from start to end, its queue time a black tail from arrival to start.
-    ``result`` is a :class:`~scheduling.SimulationResult` (or its ``table``); the first
-    ``max_jobs`` jobs are drawn. Jobs are laid out for clarity, not by their allocation, so the
-    width can exceed the machine (dotted line). ``layout``: ``"downey"`` reserves room for the
-    tails as in the paper; ``"compact"`` places only the boxes and draws tails behind them (readable
-    when queues are long); ``"auto"`` uses ``downey`` unless it is more than twice the machine wide.
+    wide as its processors from start to end, its queue time a black tail from arrival to start,
+    a legend naming both. ``result`` is a :class:`~scheduling.SimulationResult` (or its ``table``);
+    the first ``max_jobs`` jobs are drawn. Jobs are laid out for clarity, not by their allocation.
+
+    ``layout``: ``"downey"`` reserves room for the tails as in the paper (first fit in x over each
+    job's arrival to end), which can run past the machine's processors (a dotted line marks them);
+    ``"compact"`` packs the boxes inside the machine while they run, splitting a job over free
+    ranges when no single range is wide enough (its pieces share a colour), tails drawn behind
+    the boxes; ``"auto"`` (the default) uses ``downey`` when it stays inside the machine, else
+    ``compact``. Without a machine size (a bare table) ``compact`` is first fit over start to end.
+    The x axis then spans exactly the machine's processors whenever the jobs fit in it.
     """
     from matplotlib import colormaps
     from matplotlib.collections import PatchCollection
-    from matplotlib.patches import Rectangle
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
 
     if layout not in ("auto", "downey", "compact"):
         raise ValueError(f"layout must be 'auto', 'downey' or 'compact', got {layout!r}")
+    if isinstance(max_jobs, bool) or not isinstance(max_jobs, numbers.Integral) or max_jobs < 1:
+        raise ValueError(f"max_jobs must be a positive integer, got {max_jobs!r}")
     table = getattr(result, "table", result)[:max_jobs]
     size = getattr(result, "size", None)
     fig, axes = _figure(1, 1, width=7.0, height=6.0)
@@ -466,26 +624,46 @@ def schedule_figure(result: Any, *, max_jobs: int = 200, layout: str = "auto", t
     order = np.argsort(table["start"], kind="stable")
     t = table[order]
     w = t["granted"].astype(float)
-    xs = _layout(t["arrival"], t["end"], w) if layout != "compact" else None
-    if layout == "compact" or (layout == "auto" and size and float((xs + w).max()) > 2 * size):
-        xs = _layout(t["start"], t["end"], w)
-    boxes = [Rectangle((x, s), wi, e - s) for x, s, e, wi in zip(xs, t["start"], t["end"], w, strict=True)]
-    tails = [Rectangle((x + wi * 0.4, a), wi * 0.2, s - a)
-             for x, a, s, wi in zip(xs, t["arrival"], t["start"], w, strict=True) if s > a]
+    pieces: list[list[tuple[float, float]]] | None = None
+    if layout != "compact":
+        xs = _layout(t["arrival"], t["end"], w)
+        pieces = [[(x, wi)] for x, wi in zip(xs, w, strict=True)]
+    if layout == "compact" or (layout == "auto" and size and float((xs + w).max()) > size):
+        if size:
+            pieces = _pack(t["start"], t["end"], w, size)
+        else:
+            pieces = [[(x, wi)] for x, wi in zip(_layout(t["start"], t["end"], w), w, strict=True)]
     cmap = colormaps["tab20"]
+    boxes, colours = [], []
+    for j, (ps, s, e) in enumerate(zip(pieces, t["start"], t["end"], strict=True)):
+        for x, wi in ps:
+            boxes.append(Rectangle((x, s), wi, e - s))
+            colours.append(cmap(j % 20 / 20))
+    tails = [Rectangle((ps[0][0] + ps[0][1] * 0.4, a), ps[0][1] * 0.2, s - a)
+             for ps, a, s in zip(pieces, t["arrival"], t["start"], strict=True) if s > a]
     if tails:
         ax.add_collection(PatchCollection(tails, facecolors="black", edgecolors="none", label="queue time",
                                           zorder=1))
-    ax.add_collection(PatchCollection(boxes, facecolors=[cmap(i % 20 / 20) for i in range(len(boxes))],
-                                      edgecolors="black", linewidths=0.3, label="jobs", zorder=2))
-    right = float((xs + w).max())
+    ax.add_collection(PatchCollection(boxes, facecolors=colours, edgecolors="black", linewidths=0.3, label="jobs",
+                                      zorder=2))
+    right = max(x + wi for ps in pieces for x, wi in ps)
     ax.set_xlim(0, max(right, size or 0))
     ax.set_ylim(float(t["end"].max()), float(t["arrival"].min()))
+    legend = _Legend()
+    legend.series("job: as wide as its processors, from start to end",
+                  Patch(facecolor=cmap(0), edgecolor="black", linewidth=0.3))
+    if tails:
+        legend.series("queue time: arrival to start", Patch(facecolor="black"))
     if size:
         ax.axvline(size, color="grey", linestyle=":", linewidth=1)
-    ax.set_xlabel("processors (jobs arranged for clarity)")
-    ax.set_ylabel("time")
+        legend.series(f"machine: {size:g} processors", Line2D([], [], color="grey", linestyle=":"))
+    split = any(len(ps) > 1 for ps in pieces)
+    ax.set_xlabel("processors (jobs arranged for clarity" + ("; a split job shares one colour" if split else "")
+                  + ")")
+    ax.set_ylabel(f"time ({time_unit})")
     ax.set_title(title or f"schedule of {len(t)} jobs ({len(tails)} queued)")
+    legend.PER_INCH = 1 / 3.4  # long labels: two a row
+    legend.draw(fig)
     return fig
 
 
@@ -508,11 +686,14 @@ def _default_specs() -> list[Any]:
 
 
 def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = None,
-                  specs: Sequence[Any] | None = None, fmt: str = "png", dpi: int = 110) -> list[Path]:
+                  specs: Sequence[Any] | None = None, fmt: str = "png", dpi: int = 110,
+                  overwrite: bool = False) -> list[Path]:
     """Draw the figures of each stored study (or only ``study``) into ``outdir`` and return the
     paths. A study's ``[[plots]]`` are used unless ``specs`` is given; a study without any gets
     mean turnaround vs load (log scale), utilisation and S_e vs load, and fairness at its highest load.
-    Results stored without a study description (e.g. replays) are drawn per experiment."""
+    Results stored without a study description (e.g. replays) are drawn per experiment. A figure
+    whose file exists goes to a numbered name unless ``overwrite`` (see :func:`save`): the returned
+    paths are the files written."""
     from .experiments.config import PlotSpec, Study
     from .experiments.report import aggregate, fairness_curves
     from .experiments.runner import study_rows
@@ -541,7 +722,7 @@ def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = N
         stem = name.replace("/", "-")
         for i, spec in enumerate(plots):
             if spec.kind == "load":
-                ttl = _titled(spec.title, f"{name}: {{}} vs offered load", _ylabel(spec.metric))
+                ttl = _titled(spec.title, f"{name}: {{}} vs offered load", _name(spec.metric))
                 fig = load_figure(summaries, spec.metric, panels=spec.panels, logy=spec.logy, title=ttl)
             elif spec.kind == "utilization":
                 ttl = _titled(spec.title, f"{name}: {{}} vs offered load", "utilisation and S_e")
@@ -556,6 +737,6 @@ def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = N
                 raise ValueError(f"unknown plot kind {spec.kind!r}")
             same_kind = sum(1 for p in plots if p.kind == spec.kind) > 1
             file = spec.file or f"{stem}-{spec.kind}{i if same_kind else ''}.{fmt}"
-            paths.append(save(fig, outdir / file, dpi=dpi))
+            paths.append(save(fig, outdir / file, dpi=dpi, overwrite=overwrite))
     return paths
 

@@ -90,7 +90,7 @@ def check_readable(fig):
             if not c.lines[2]:
                 continue
             ends = bar_ends(c)
-            if ax.get_ylabel() in FRACTION_LABELS:
+            if ax.get_ylabel().split(" (")[0] in FRACTION_LABELS:
                 assert ends.min(initial=0) >= 0 and ends.max(initial=1) <= 1, ax.get_ylabel()
             if ax.get_yscale() == "log":
                 assert (ends > 0).all()
@@ -103,7 +103,8 @@ def test_load_figure_one_curve_per_configuration(tmp_path):
     (ax,) = fig.axes
     bars = errorbars(ax)
     assert len(bars) == 2  # RSR-0 and RSR-1
-    assert ax.get_xlabel() == "offered load" and ax.get_ylabel() == "mean turnaround"
+    assert ax.get_xlabel() == "offered load (fraction of capacity)"
+    assert ax.get_ylabel() == "mean turnaround (service-time units)"
     assert ax.get_yscale() == "log" and ax.get_title() == "a"
     assert legend_texts(fig) == ["RSR-0", "RSR-1"] and fig.get_suptitle() == "t"
     x, y = bars[1].lines[0].get_data()
@@ -143,7 +144,7 @@ def test_utilization_figure(tmp_path):
     rendered(fig, tmp_path)
     assert len(fig.axes) == 4
     ylabels = [ax.get_ylabel() for ax in fig.axes]
-    assert ylabels == ["utilisation", "utilisation", "S_e", "S_e"]
+    assert ylabels == ["utilisation (fraction of processors)"] * 2 + ["S_e (fraction)"] * 2
     util = fig.axes[0]
     assert len(errorbars(util)) == 2
     assert any(line.get_linestyle() == ":" for line in util.lines)  # the utilisation = load reference
@@ -162,7 +163,7 @@ def test_fairness_figure(tmp_path):
     assert [len(errorbars(ax)) for ax in fig.axes] == [2, 1]
     ax = fig.axes[0]
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
-    assert ax.get_xlabel() == "requested processors" and ax.get_ylabel() == "mean turnaround"
+    assert ax.get_xlabel() == "requested processors" and ax.get_ylabel() == "mean turnaround (service-time units)"
     assert ax.get_title() == "a (load 0.7)"
     assert "mean turnaround" in fig.get_suptitle()
     check_readable(fig)
@@ -189,7 +190,7 @@ def test_occupancy_strip_for_a_cube(tmp_path):
     rendered(fig, tmp_path)
     assert len(fig.axes) == 2
     img = fig.axes[0].images[0].get_array()
-    assert img.shape == (1, 8, 3) and fig.axes[0].get_xlabel() == "node"
+    assert img.shape == (1, 8, 3) and fig.axes[0].get_xlabel() == "node (id order)"
     with pytest.raises(ValueError, match="1D or 2D"):
         plots.occupancy_figure([np.zeros((2, 2, 2))])
 
@@ -208,12 +209,12 @@ def test_record_occupancy_and_schedule(tmp_path):
     (ax,) = fig.axes
     table = result.table[:40]
     boxes, *tails = ax.collections[::-1]
-    assert len(boxes.get_paths()) == 40
+    assert len(boxes.get_paths()) >= 40  # a job split to stay inside the machine is drawn in pieces
     queued = int((table["start"] > table["arrival"]).sum())
     assert (len(tails[0].get_paths()) if tails else 0) == queued
     lo, hi = ax.get_ylim()
     assert lo > hi  # time runs down the page
-    assert ax.get_ylabel() == "time"
+    assert ax.get_ylabel() == "time (service-time units)"
 
 
 def test_schedule_layout_keeps_jobs_apart():
