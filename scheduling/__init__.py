@@ -25,7 +25,7 @@ from .metrics import Estimate, combine, confidence_interval, replicate_until
 from .policies import Policy
 from .result import SimulationResult
 from .semantics import SIMULATION_SEMANTICS
-from .simulator import Simulator
+from .simulator import RunawayBacklogWarning, Simulator, UnplaceableRequestError
 from .speedup import Amdahl, Linear, Speedup, Tabulated
 
 __all__ = [
@@ -33,6 +33,8 @@ __all__ = [
     "simulate",
     "EmptyWorkloadError",
     "Simulator",
+    "RunawayBacklogWarning",
+    "UnplaceableRequestError",
     "ParameterError",
     "SimulationResult",
     "Job",

@@ -45,7 +45,11 @@ def simulate(
     error naming the values: numbers that are not numbers of their kind (``jobs=0``,
     ``until=float("nan")``, ``seed=-1``), ``jobs=None`` without ``until=`` on an endless workload
     (a :class:`~scheduling.workloads.Synthetic` one), and a workload whose requests the allocator's
-    topology cannot take (:func:`scheduling.simulator.check_requests`).
+    topology cannot take (:func:`scheduling.simulator.check_requests`). A run on an endless
+    workload whose queue runs away (an absurd offered load such as ``load=1e9``: arrivals outpacing
+    completions more than tenfold) stops early with a
+    :class:`~scheduling.simulator.RunawayBacklogWarning` and is flagged ``saturated`` (the
+    simulator's "Runaway backlog"), so time and memory stay bounded whatever the load.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.workloads import Synthetic, CubeDims, Exponential

@@ -37,6 +37,16 @@ switches a job's nodes touch) and ``relaxed`` (its request waited for its leaf s
 that implements the wait (``switches_wait``: FCFS and its folding rules, EASY, Conservative), and a
 job whose request the allocator cannot place even on the empty machine is refused when it arrives
 (:class:`UnplaceableRequestError`) instead of blocking the queue for ever.
+
+**Runaway backlog.** On an endless workload (:func:`is_endless`) the run stops, with a
+:class:`RunawayBacklogWarning`, as soon as more than ``RUNAWAY_QUEUE + warmup + RUNAWAY_FACTOR x
+completions`` jobs wait to start: arrivals outpace completions more than tenfold (an absurd offered
+load such as ``load=1e9``), so the requested completions would need an unbounded queue (time and
+memory growing with every arrival) and the statistics would measure the run's length anyway. The
+result is the run so far: its :attr:`~SimulationResult.backlog` rose by one job per arrival, so
+``summary()["saturated"]`` is ``True`` (``backlog_growth`` 1), ``unfinished`` counts the queue, and
+the table holds the jobs that finished (often none). A stable run never comes near the bound; a
+finite workload (a trace, a list) already holds its jobs and is never stopped.
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ import heapq
 import itertools
 import math
 import operator
+import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
@@ -63,7 +74,8 @@ from .policies.base import Policy
 from .result import SimulationResult
 from .speedup import Linear
 
-__all__ = ["Simulator", "COMPLETION", "TIMER", "ARRIVAL", "UnplaceableRequestError"]
+__all__ = ["Simulator", "COMPLETION", "TIMER", "ARRIVAL", "UnplaceableRequestError", "RunawayBacklogWarning",
+           "RUNAWAY_QUEUE", "RUNAWAY_FACTOR"]
 
 #: Event kinds, in tie-breaking order.
 COMPLETION, TIMER, ARRIVAL = 0, 1, 2
@@ -71,6 +83,15 @@ COMPLETION, TIMER, ARRIVAL = 0, 1, 2
 #: takes counts too.
 _COUNT_REQUEST = "a processor count"
 _MISSING = object()
+#: An endless workload's run stops when more than ``RUNAWAY_QUEUE + warmup + RUNAWAY_FACTOR x
+#: completions`` jobs wait to start (module docstring, "Runaway backlog").
+RUNAWAY_QUEUE = 1000
+RUNAWAY_FACTOR = 10
+
+
+class RunawayBacklogWarning(RuntimeWarning):
+    """A run on an endless workload was stopped because its queue ran away (arrivals outpacing
+    completions more than :data:`RUNAWAY_FACTOR`-fold); the result is flagged saturated."""
 
 
 class UnplaceableRequestError(RequestSizeError):
@@ -296,6 +317,8 @@ class Simulator:
         ordinals: dict[int, int] = {}
         refs: dict[int, int] = {}
         warmup, stop_after, until = self.warmup, self.jobs, self.until
+        # runaway backlog (module docstring): the queue bound of an endless workload, None for a finite one
+        runaway = RUNAWAY_QUEUE + warmup if is_endless(self.workload) else None
 
         cols: list[tuple] = []
         n_arrived = 0
@@ -343,11 +366,12 @@ class Simulator:
         tree = isinstance(topology, SwitchTree)
         on_tree = _TreeJobs(policy, allocator) if tree else None
 
-        def next_arrival() -> None:  # (inlined in the loop below)
+        def next_arrival() -> None:  # the first arrival (the later ones: inlined in the loop below)
             job = next(stream, None)
             if job is not None:
                 if job.arrival < now:
-                    raise ValueError(f"job {job.id} arrives at {job.arrival}, before the previous one ({now})")
+                    raise ValueError(f"job {job.id} arrives at {job.arrival}, before time {now:g}, where the "
+                                     "simulation starts: arrival times must not be negative")
                 push(heap, (job.arrival, ARRIVAL, seq(), job))
 
         def apply(actions: list) -> None:
@@ -537,6 +561,14 @@ class Simulator:
                     acts = on_arrival(job, now)
                     if acts:
                         apply(acts)
+                    if runaway is not None and queue_len > runaway + RUNAWAY_FACTOR * n_done:
+                        warnings.warn(RunawayBacklogWarning(
+                            f"stopped {policy.name} with {type(allocator).__name__} at time {now:g}: {queue_len} jobs "
+                            f"wait for {n_done} completions after {n_arrived} arrivals of "
+                            f"{_workload_name(self.workload)}; the offered load is far beyond what the machine "
+                            "carries (the result is flagged saturated)"), stacklevel=3)
+                        stopped = True
+                        break
                 else:
                     acts = on_timer(payload, now)
                     if acts:

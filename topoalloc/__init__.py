@@ -13,6 +13,7 @@ Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``
 from topologies._version import __version__
 
 from . import locality
+from ._memory import MachineTooLargeError
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
 from .errors import (
@@ -114,4 +115,5 @@ __all__ = [
     "PageSizeError",
     "UnknownOptionError",
     "UnknownAllocatorError",
+    "MachineTooLargeError",
 ]

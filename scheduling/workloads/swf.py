@@ -28,7 +28,10 @@ Interpretations (the format leaves them open):
   run time are kept as they are (jobs that ran past their limit): see
   :mod:`scheduling.policies.backfilling` for what the backfilling policies then do.
 * **Arrival.** The submit time (field 2), in seconds from the log's start, unchanged; ``rate_factor``
-  compresses the gaps between arrivals (``arrival' = first + (arrival - first) / rate_factor``).
+  compresses the gaps between arrivals (``arrival' = first + (arrival - first) / rate_factor``). A
+  negative submit time (before the log's start: ``-1``, the format's "unknown", or a clock error)
+  skips the line (``unknown submit time``, ``negative submit time``), as an unknown run time does:
+  the other jobs keep their times, so a simulation (which starts at time 0) can replay the rest.
 * **Order.** Jobs are returned in order of arrival (stable in line order), as the simulator needs;
   :attr:`SWFReport.reordered` counts jobs that were out of order in the file.
 
@@ -372,6 +375,8 @@ class SWFReport:
         "unknown size",
         "unknown run time",
         "negative run time",
+        "unknown submit time",
+        "negative submit time",
         "too large for the machine",
         "no request on the topology",
         "outside the time window",
@@ -904,8 +909,9 @@ def load_swf(
     ``scheduling.workloads.swf`` logger, the summary at INFO).
 
     Skip reasons, beyond :func:`read_swf`'s: ``unknown size`` (fields 5 and 8 both <= 0),
-    ``unknown run time`` (-1), ``negative run time``, ``too large for the machine``, ``no request on
-    the topology``, ``outside the time window``. O(lines + jobs log jobs).
+    ``unknown run time`` (-1), ``negative run time``, ``unknown submit time`` (-1), ``negative submit
+    time``, ``too large for the machine``, ``no request on the topology``, ``outside the time
+    window``. O(lines + jobs log jobs).
     """
     if too_large not in ("skip", "clamp", "error"):
         raise SWFError(f"too_large must be 'skip', 'clamp' or 'error', got {too_large!r}")
@@ -971,6 +977,8 @@ def _load_swf(source: str | os.PathLike | IO, machine_size: int | None, topology
             left = ~unknown
             badrun = left & (run < 0)
             left &= ~badrun
+            badsubmit = left & (submit < 0)
+            left &= ~badsubmit
             outside = np.zeros(n.size, dtype=bool)
             if lo is not None:
                 outside |= submit < lo
@@ -1009,7 +1017,7 @@ def _load_swf(source: str | os.PathLike | IO, machine_size: int | None, topology
                                f"processors, the machine has {P}")
             kinds = np.zeros(n.size, dtype=np.int8)  # why each row is skipped (see _report_skips), 0: it is not
             for kind, mask in enumerate((unknown, badrun, outside, over if too_large == "skip" else None,
-                                         norequest), start=1):
+                                         norequest, badsubmit), start=1):
                 if mask is not None:
                     kinds[mask] = kind
             dropped = np.flatnonzero(kinds[:end])
@@ -1069,8 +1077,8 @@ def _load_swf(source: str | os.PathLike | IO, machine_size: int | None, topology
 def _report_skips(report: SWFReport, rows: _Rows, kinds: np.ndarray, counts: np.ndarray, lo: float | None,
                   hi: float | None, P: int | None, requests: dict[int, Any]) -> None:
     """Add the rows :func:`load_swf`'s filters dropped to ``report`` (``kinds``: 1 unknown size, 2 run
-    time, 3 time window, 4 too large, 5 no request; ``counts``: the processor counts). Built a column
-    at a time: a month's window drops most lines of a trace."""
+    time, 3 time window, 4 too large, 5 no request, 6 submit time; ``counts``: the processor
+    counts). Built a column at a time: a month's window drops most lines of a trace."""
     n = kinds.size
     reasons: list[Any] = [None] * n
     details: list[Any] = [None] * n
@@ -1089,6 +1097,10 @@ def _report_skips(report: SWFReport, rows: _Rows, kinds: np.ndarray, counts: np.
             why = itertools.repeat("outside the time window")
             submit = rows.floats[idx, _FCOL["submit_time"]]
             what = [f"submit_time = {t} not in [{lo}, {hi})" for t in _fmt_column(submit)]
+        elif kind == 6:
+            submit = rows.floats[idx, _FCOL["submit_time"]]
+            why = ["unknown submit time" if t == -1 else "negative submit time" for t in submit.tolist()]
+            what = [f"submit_time = {t}" for t in _fmt_column(submit)]
         elif kind == 4:
             why = itertools.repeat("too large for the machine")
             what = [f"{c} processors > {P}" for c in counts[idx].tolist()]

@@ -131,6 +131,10 @@ def reference_load(data: bytes, *, machine_size=None, topology=None, window=None
             reason = "unknown run time" if v[RUN] == -1 else "negative run time"
             skipped.append((number, reason, f"run_time = {_fmt(v[RUN])}", v))
             continue
+        if v[SUBMIT] < 0:
+            reason = "unknown submit time" if v[SUBMIT] == -1 else "negative submit time"
+            skipped.append((number, reason, f"submit_time = {_fmt(v[SUBMIT])}", v))
+            continue
         if (lo is not None and v[SUBMIT] < lo) or (hi is not None and v[SUBMIT] >= hi):
             skipped.append((number, "outside the time window", f"submit_time = {_fmt(v[SUBMIT])} not in [{lo}, {hi})",
                             v))

@@ -6,6 +6,7 @@ import numpy as np
 
 from topologies import Mesh, Submesh
 
+from .._memory import check_memory
 from ..base import Allocation, Allocator
 
 __all__ = ["MeshAllocator", "erosion_shifts"]
@@ -44,8 +45,13 @@ class MeshAllocator(Allocator):
     #: Whether a request may be turned by 90 degrees (allocators that support it set it per instance).
     rotate: bool = False
 
+    #: Bytes of state per node every mesh allocator keeps at least (the busy array and the id grid):
+    #: a machine needing more than the host's memory is refused up front (:func:`check_memory`).
+    BYTES_PER_NODE = 9
+
     def __init__(self, topology: Mesh) -> None:
         super().__init__(topology)
+        check_memory(type(self).__name__, topology, topology.size, self.BYTES_PER_NODE)
         self.width: int = topology.width
         self.height: int = topology.height
         self.busy: np.ndarray = self._new_busy()
