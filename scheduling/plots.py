@@ -206,7 +206,8 @@ def _name(metric: str) -> str:
 def _ylabel(metric: str, time_unit: str = TIME_UNIT) -> str:
     """The axis label of ``metric`` with its unit: ``mean turnaround (service-time units)``."""
     unit = time_unit if metric in _TIMES else _UNITS.get(metric)
-    return f"{_name(metric)} ({unit})" if unit else _name(metric)
+    name = _name(metric)
+    return f"{name} ({unit})" if unit and unit not in name else name  # "fraction of time blocked ..." says it
 
 
 def _panel_title(key: str, panels: str, note: str = "") -> str:
