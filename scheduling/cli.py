@@ -131,14 +131,24 @@ def _execution_options(p: argparse.ArgumentParser) -> None:
                    help="no progress bar (it is off anyway when not on a terminal)")
 
 
-def _tolerance(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"expected a load width in (0, 1), got {text!r}")
-    return v
+def _fraction(what: str) -> Any:
+    """An argument type: a number in (0, 1); the error names ``what`` the number is."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not 0 < v < 1:
+            raise argparse.ArgumentTypeError(f"expected {what} in (0, 1), got {text!r}")
+        return v
+
+    parse.__name__ = what.replace(" ", "_")
+    return parse
+
+
+_tolerance = _fraction("a load width")
+_relative = _fraction("a relative half-width")
 
 
 def _saturation_options(p: argparse.ArgumentParser) -> None:
@@ -196,9 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     _size_options(p, defaults=f"{d.COMPARE_JOBS} jobs, {d.COMPARE_WARMUP} warm-up, replications until the 95% "
                               f"half-width of the mean turnaround is within {d.COMPARE_TARGET.relative:.0%} of the "
                               f"mean ({d.COMPARE_TARGET.min_runs} to {d.COMPARE_TARGET.max_runs}), seed 0")
-    p.add_argument("--target", type=_tolerance, default=None, metavar="REL",
+    p.add_argument("--target", type=_relative, default=None, metavar="REL",
                    help=f"relative 95%% half-width of the mean turnaround to replicate each point to (default "
                         f"{d.COMPARE_TARGET.relative:g}); --replications fixes the count instead")
+    p.add_argument("--max-replications", type=_positive_int, default=None, metavar="N",
+                   help=f"the most replications a point runs to reach --target (default "
+                        f"{d.COMPARE_TARGET.max_runs}); points that reach it short of the target are marked n!")
     p.add_argument("--metrics", type=_csv_list, default=None, metavar="M,N",
                    help="table columns and figures (default: mean_turnaround,utilization,effectiveness; "
                         "e.g. mean_turnaround,mean_hops; see topoalloc list)")
@@ -223,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("config", metavar="CONFIG.toml", help="experiment description (see examples/)")
         p.add_argument("--loads", type=_float_list, default=None, metavar="L1,L2", help="override the loads")
         _size_options(p, defaults="as in the file")
+        p.add_argument("--max-replications", type=_positive_int, default=None, metavar="N",
+                       help="the most replications a point with a [target] runs (default: the file's max_runs); "
+                            "points that reach it short of the target are marked n!")
         p.add_argument("--store", metavar="FILE.sqlite",
                        help="result store (default: the file's store key, else results/<name>.sqlite)")
         if name == "run":
@@ -247,8 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--constraints", default=None, metavar="RULE", type=_rule,
                    help="on a switch tree, attach topology constraints to the jobs by rule: " + _RULES_HELP)
     p.add_argument("--oversize", choices=("skip", "clamp", "error"), default="skip",
-                   help="jobs larger than the machine: skip them (listed in the report), clamp them to the "
-                        "machine, or stop with an error (default: skip)")
+                   help="jobs larger than the machine, or than an allocator can grant (a DHC forest's largest "
+                        "tree): skip them (counted in the report), clamp them to the machine (to the allocator's "
+                        "largest count), or stop with an error before the run (default: skip)")
     p.add_argument("--allocators", type=_csv_list, default=None, metavar="A,B",
                    help="default: FlatPool on flat, FirstFit on a mesh, Buddy on a cube, FirstFree on a tree")
     p.add_argument("--policies", type=_csv_list, default=["FCFS"], metavar="P,Q", help="default: FCFS")
@@ -328,14 +345,60 @@ def _progress(args: argparse.Namespace) -> bool | None:
     return False if getattr(args, "no_progress", False) else None
 
 
-def _run(study: Any, store: Any, args: argparse.Namespace) -> Any:
+def _run(study: Any, store: Any, args: argparse.Namespace, metrics: Sequence[str] | None = None) -> Any:
+    """Run ``study`` into ``store``; with ``--out`` (``run``, ``compare``) the table of the points
+    finished so far is rewritten as rows arrive (at most every :data:`_OUT_EVERY` seconds), so a long
+    run that is stopped leaves a current table."""
+    import time
+
     from .experiments import run_study
+
+    on_row = None
+    out = getattr(args, "out", None)
+    if out:
+        last = [time.monotonic()]
+
+        def on_row(row: dict[str, Any]) -> None:
+            now = time.monotonic()
+            if now - last[0] >= _OUT_EVERY:
+                last[0] = now
+                _write_table(study, store, out, metrics)
 
     executor = _executor(args)
     try:
-        return run_study(study, store, executor, progress=_progress(args))
+        return run_study(study, store, executor, progress=_progress(args), on_row=on_row)
     finally:
         executor.close()
+
+
+#: How often (seconds) ``--out`` is rewritten while a ``run`` or ``compare`` is under way.
+_OUT_EVERY = 2.0
+
+
+def _write_table(study: Any, store: Any, path: str, metrics: Sequence[str] | None) -> None:
+    """Write the table of ``study``'s finished points to ``path`` (quietly; while it runs)."""
+    from .experiments import aggregate
+    from .experiments.report import write_summaries
+    from .experiments.runner import study_rows
+
+    summaries = aggregate(study_rows(study, store), order=[p.point_id for p in study.points()])
+    write_summaries(summaries, path, *(() if metrics is None else (metrics,)), time_unit=_time_unit(study))
+
+
+def _time_unit(study: Any) -> str | None:
+    """The unit of a study's time columns: ``s`` when every experiment replays a trace, ``t.u.`` (the
+    workload's service-time unit) when none does, else none written."""
+    traces = {bool(e.workload.trace) for e in study.experiments}
+    return "s" if traces == {True} else "t.u." if traces == {False} else None
+
+
+def _unit_note(study: Any) -> str:
+    unit = _time_unit(study)
+    if unit == "s":
+        return "times in seconds (the trace's unit)"
+    if unit == "t.u.":
+        return "times (t.u.) in the unit of the workload's service times"
+    return "times in seconds for trace experiments, in the service times' unit otherwise"
 
 
 def _sizes_line(study: Any) -> str:
@@ -360,15 +423,48 @@ def _sizes_line(study: Any) -> str:
 
 
 def _print_table(study: Any, store: Any, *, experiment_column: bool | None = None,
-                 metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness")) -> list[Any]:
-    """The table of exactly ``study``'s configuration (:func:`~scheduling.experiments.runner.study_rows`)."""
+                 metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness"),
+                 not_run: Sequence[Any] = ()) -> list[Any]:
+    """The table of exactly ``study``'s configuration (:func:`~scheduling.experiments.runner.study_rows`),
+    with a line for each configuration in ``not_run``."""
     from .experiments import aggregate, format_table
-    from .experiments.runner import study_rows
+    from .experiments.runner import mark_short_of_target, study_rows
 
     order = [p.point_id for p in study.points()]
-    summaries = aggregate(study_rows(study, store), order=order)
-    print(format_table(summaries, metrics, experiment_column=experiment_column))
+    rows = study_rows(study, store)
+    summaries = aggregate(rows, order=order)
+    short = mark_short_of_target(summaries, study.plan(), rows)
+    if short:
+        caps = sorted({e.target.max_runs for e in study.experiments if e.target is not None})
+        print(f"precision: {len(short)} of {len(summaries)} points reached the cap of "
+              f"{'/'.join(map(str, caps))} replications short of the precision target (marked n!); "
+              "their intervals are wider than stated")
+    print(format_table(summaries, metrics, experiment_column=experiment_column, not_run=not_run,
+                       time_unit=_time_unit(study)))
     return summaries
+
+
+def _not_run(stats: Any, points: Sequence[Any], skipped: dict[str, str] | None = None,
+             study: Any = None) -> list[Any]:
+    """The table lines of the configurations that could not run: the allocators ``compare`` left
+    out before running (``skipped``, one line each, for every policy and load) and the points
+    whose runs reported :data:`~scheduling.experiments.runner.CANNOT_RUN` (``stats.cannot_run``)."""
+    from .experiments import registry as reg
+    from .experiments.report import NotRun
+
+    rows = []
+    for name, reason in (skipped or {}).items():
+        kind = reg.allocator_kind(name)
+        topo = next((e.topology.label for e in (study.experiments if study is not None else ())
+                     if e.topology.kind == kind), kind)
+        rows.append(NotRun("", topo, name, "all", "all", reason))
+    by_id = {p.point_id: p for p in points}
+    for pid, reason in (stats.cannot_run if stats is not None else {}).items():
+        p = by_id.get(pid)
+        if p is not None:
+            rows.append(NotRun(p.experiment, p.topology.label, p.allocator.label, p.policy_label, p.load,
+                               reason))
+    return rows
 
 
 def _print_cannot_run(study: Any, stats: Any, points: Sequence[Any] | None = None) -> None:
@@ -422,15 +518,16 @@ def _saturation(study: Any, store: Any, args: argparse.Namespace) -> None:
     print(format_saturation(found))
 
 
-def _write_out(summaries: Sequence[Any], path: str | None, metrics: Sequence[str] | None = None) -> None:
+def _write_out(summaries: Sequence[Any], path: str | None, metrics: Sequence[str] | None = None, *,
+               not_run: Sequence[Any] = (), time_unit: str | None = None) -> None:
     if not path:
         return
     from .experiments.report import write_summaries
 
     if metrics is None:
-        write_summaries(summaries, path)
+        write_summaries(summaries, path, not_run=not_run, time_unit=time_unit)
     else:
-        write_summaries(summaries, path, metrics)
+        write_summaries(summaries, path, metrics, not_run=not_run, time_unit=time_unit)
     print(f"table written to {path}")
 
 
@@ -461,7 +558,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     study, skipped = compare_study(
         topologies=args.topology, allocators=args.allocators, policies=args.policies, loads=args.loads,
         replications=args.replications, jobs=args.jobs, warmup=args.warmup, seed=args.seed or 0, target=args.target,
-        comm=comm, runtime_model=model, constraints=args.constraints,
+        max_replications=args.max_replications, comm=comm, runtime_model=model, constraints=args.constraints,
     )
     with _open_store(args.store or ":memory:") as store:
         executor_note = "Dask" if args.dask else f"{args.workers or os.cpu_count()} local workers"
@@ -475,18 +572,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
               + (", topology constraints by the rule " + ", ".join(f"{k}={v}" for k, v in args.constraints.items())
                  if args.constraints else "")
               + "; exponential service with mean 5) at the same offered load, counted on the requested processors. "
-              f"± is the 95% confidence half-width over replications; {executor_note}.")
+              f"± is the 95% confidence half-width over replications; times (t.u.) are in the unit of the service "
+              f"times (the mean service time is 5 t.u.); {executor_note}.")
         if skipped:
             print("not run:")
             for name, reason in skipped.items():
                 print(f"  {name}: {reason}")
-        stats = _run(study, store, args)
+        stats = _run(study, store, args, metrics)
         print()
-        summaries = _print_table(study, store, experiment_column=False, metrics=metrics)
+        not_run = _not_run(stats, study.points(), skipped, study)
+        summaries = _print_table(study, store, experiment_column=False, metrics=metrics, not_run=not_run)
         _print_cannot_run(study, stats)
         notes = _store_notes(study, store, stats, args.store)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s" + (f"; {notes}" if notes else ""))
-        _write_out(summaries, args.out, metrics)
+        _write_out(summaries, args.out, metrics, not_run=not_run, time_unit=_time_unit(study))
         if args.saturation:
             _saturation(study, store, args)
         if args.plots:
@@ -560,7 +659,7 @@ def _load(args: argparse.Namespace) -> Any:
 
     study = load_study(args.config)
     return study.with_overrides(jobs=args.jobs, warmup=args.warmup, replications=args.replications,
-                                loads=args.loads, seed=args.seed)
+                                loads=args.loads, seed=args.seed, max_replications=args.max_replications)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -571,14 +670,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for e in study.experiments:
             if e.description:
                 print(f"  {e.name}: {e.description}")
-        print(f"{_sizes_line(study)}; ± is the 95% confidence half-width")
-        stats = _run(study, store, args)
-        print()
+        print(f"{_sizes_line(study)}; ± is the 95% confidence half-width; {_unit_note(study)}")
         metrics = getattr(study, "table", None) or ("mean_turnaround", "utilization", "effectiveness")
-        summaries = _print_table(study, store, metrics=metrics)
+        stats = _run(study, store, args, metrics)
+        print()
+        not_run = _not_run(stats, study.points())
+        summaries = _print_table(study, store, metrics=metrics, not_run=not_run)
         _print_cannot_run(study, stats)
         print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s; {_store_notes(study, store, stats, path)}")
-        _write_out(summaries, args.out, metrics)
+        _write_out(summaries, args.out, metrics, not_run=not_run, time_unit=_time_unit(study))
         if args.saturation:
             _saturation(study, store, args)
         if not args.no_plots:
@@ -613,6 +713,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     )
     from .experiments import registry as reg
     from .experiments.config import canonical_policy
+    from .experiments.report import write_summaries
+    from .experiments.runner import backlog_unbounded
 
     trace = _trace_file(args.trace)
     if args.topology:
@@ -647,25 +749,66 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         jobs = _read_replay_trace(read_trace, trace, topo, too_large=args.oversize)
     points = trace_points(trace, topo, allocs, pols, loads=args.loads, jobs=args.jobs, warmup=args.warmup,
                           too_large=args.oversize, constraints=args.constraints)
+    fits = _fit_allocators(jobs, topo, allocs, args.oversize)
     print(f"replay on {topo.label}: {jobs.report}")
+    for line in fits:
+        print(f"  {line}")
     if args.loads:
         print(f"arrivals rescaled to offered loads {', '.join(f'{x:g}' for x in args.loads)} "
               f"(recorded: {jobs.offered_load(topo.size):.3g})")
+    metrics = ("mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_bounded_slowdown")
+    if topo.kind == "tree":
+        metrics += ("mean_leaf_switches", "blocked_fraction")
+    order = [p.point_id for p in points]
+    by_id = {p.point_id: p for p in points}
     with ResultStore(args.store or ":memory:") as store:
+        finished: list[dict[str, Any]] = []
+
+        def on_row(row: dict[str, Any]) -> None:  # each configuration as it completes; --out kept current
+            finished.append(row)
+            p = by_id.get(row["point_id"])
+            name = f"{p.allocator.label} {p.policy_label} {'trace' if p.load is None else f'load {p.load:g}'}" \
+                if p is not None else row["point_id"]
+            print(f"finished {len(finished)}/{len(points)}: {name}: mean turnaround {row['mean_turnaround']:.4g} s, "
+                  f"mean wait {row['mean_wait']:.4g} s, utilisation {row['utilization']:.3f} "
+                  f"({row['wall_time']:.1f} s)" + (" -- backlog grows without bound" if backlog_unbounded(row) else ""),
+                  flush=True)
+            if args.out:
+                write_summaries(aggregate(finished, metrics, order=order), args.out, metrics, time_unit="s")
+
         executor = _executor(args)
         try:
-            stats = run_points([(p, 1) for p in points], store, executor, desc=trace.name, progress=_progress(args))
+            stats = run_points([(p, 1) for p in points], store, executor, desc=trace.name, progress=_progress(args),
+                               on_row=on_row)
         finally:
             executor.close()
-        metrics = ("mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_bounded_slowdown")
-        if topo.kind == "tree":
-            metrics += ("mean_leaf_switches", "blocked_fraction")
-        summaries = aggregate(store.rows([points[0].experiment]), metrics, order=[p.point_id for p in points])
-        print(format_table(summaries, metrics, experiment_column=False))
+        rows = store.rows([points[0].experiment])
+        summaries = aggregate(rows, metrics, order=order)
+        print()
+        print(format_table(summaries, metrics, experiment_column=False, not_run=_not_run(stats, points),
+                           time_unit="s"))
+        _print_unbounded(rows, by_id)
         _print_cannot_run(None, stats, points)
-        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s")
-        _write_out(summaries, args.out, metrics)
+        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s; times in seconds (the trace's unit)")
+        _write_out(summaries, args.out, metrics, not_run=_not_run(stats, points), time_unit="s")
     return 0
+
+
+def _print_unbounded(rows: Sequence[dict[str, Any]], by_id: dict[str, Any]) -> None:
+    """Flag the replays whose backlog grew without bound (:func:`~scheduling.experiments.runner.backlog_unbounded`)."""
+    from .experiments.runner import backlog_unbounded
+    from .metrics import SATURATION_GROWTH, SATURATION_Z
+
+    flagged = [r for r in rows if r["point_id"] in by_id and backlog_unbounded(r)]
+    if not flagged:
+        return
+    print(f"\nbacklog grows without bound (the saturation test of synthetic runs: a rise of at least "
+          f"{SATURATION_Z:g} sd and at least {SATURATION_GROWTH:g} jobs per arrival): more work than the "
+          "configuration carries, so its waits and turnarounds measure the trace's length:")
+    for r in flagged:
+        p = by_id[r["point_id"]]
+        print(f"  {p.allocator.label} {p.policy_label} {'trace' if p.load is None else f'load {p.load:g}'}: "
+              f"backlog growth {r['backlog_growth']:.3g} per arrival, rise {r['backlog_rise_sd']:.3g} sd")
 
 
 _REPLAY_NOTES = """
@@ -677,6 +820,32 @@ near-square w x h submesh on mesh:WxH, w = ceil(sqrt(n)) and h = ceil(n / w) (w 
 processors wasted; a side longer than the mesh is cut to the mesh and the other side grown to
 fit). Jobs larger than the machine are skipped and counted in the report, unless --oversize says
 otherwise."""
+
+
+def _fit_allocators(jobs: Any, topo: Any, allocs: Sequence[Any], oversize: str) -> list[str]:
+    """Before a replay starts: the jobs each allocator cannot grant even on the empty machine (they
+    fit the machine, not the allocator: a DHC forest's largest tree), handled as ``--oversize``
+    says (:func:`~scheduling.experiments.runner.fit_to_allocator`, the rule the runs apply); one
+    report line per allocator that drops or cuts jobs. ``--oversize error`` stops here, naming the
+    first such job."""
+    from .experiments import make_allocator
+    from .experiments.runner import fit_to_allocator
+
+    lines = []
+    machine = topo.build()
+    for a in allocs:
+        try:
+            allocator = make_allocator(a.name, machine, a.kwargs)
+        except Exception:  # an allocator that cannot be built on this machine: the run reports it, as before
+            continue
+        fit = fit_to_allocator(jobs, allocator, oversize)
+        if oversize == "error" and fit.refused:
+            bad = next(j for j in jobs if j.request in set(fit.refused))
+            raise _Error(f"--oversize error: job {bad.id} requests {bad.request!r}, which {a.label} cannot grant "
+                         f"even on the empty {topo.label}; --oversize skip or clamp replays the others")
+        if fit.changed:
+            lines.append(fit.describe(a.label))
+    return lines
 
 
 def _trace_file(name: str) -> Path:
@@ -836,7 +1005,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         if fams:
             print(f"  needs {needs}:")
         for fam in fams:
-            print(f"    {fam.pattern:<30} {fam.help}")
+            print(f"    {_policy_pattern(fam):<30} {fam.help}")
     print("\nworkload distributions:")
     for role in ("sizes", "service", "speedup"):
         print(f"  {role}: {', '.join(reg.distribution_names(role))}" + (", auto" if role == "sizes" else ""))
@@ -844,6 +1013,21 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for name, model in reg.WORKLOAD_MODELS.items():
         print(f"  {name:<14} ({', '.join(reg.workload_model_params(name))}) {model.help}")
     return 0
+
+
+def _policy_pattern(fam: Any) -> str:
+    """How ``topoalloc list`` writes a policy family: as its policies name themselves (``DPROP-SM/x``,
+    ``AVG-hybrid/x``, as the README writes them) when they put the number after a ``/``, else the
+    family's pattern (``RSR-<int>``). Both spellings are accepted as policy names."""
+    from . import policies
+
+    if fam.param == "float":
+        try:
+            if policies.get(f"{fam.name}-0.5").name == f"{fam.name}/0.5":
+                return f"{fam.name}/x"
+        except Exception:  # a family whose policies cannot be built without more: its pattern
+            pass
+    return fam.pattern
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -908,7 +1092,8 @@ def stored_run(config: str | os.PathLike, run_args: Sequence[str] = ()) -> Store
 
     args = build_parser().parse_args(["run", str(config), *run_args])
     study = load_study(args.config).with_overrides(
-        jobs=args.jobs, warmup=args.warmup, replications=args.replications, loads=args.loads, seed=args.seed
+        jobs=args.jobs, warmup=args.warmup, replications=args.replications, loads=args.loads, seed=args.seed,
+        max_replications=args.max_replications,
     )
     path = args.store or study.store or os.path.join("results", study.name.replace("/", "-") + ".sqlite")
     ids = [p.point_id for p in study.points()]

@@ -854,10 +854,25 @@ class Study:
 
     def with_overrides(self, **overrides: Any) -> Study:
         """Every experiment with the given fields replaced (``None`` values are ignored); a bad
-        value raises :class:`ConfigError` naming the option."""
+        value raises :class:`ConfigError` naming the option. ``max_replications`` raises (or
+        lowers) the cap of every experiment's precision :class:`Target` (at least its
+        ``min_runs``); experiments with a fixed count of replications are left as they are."""
         clean = {k: v for k, v in overrides.items() if v is not None}
         if not clean:
             return self
+        cap = clean.pop("max_replications", None)
+        if cap is not None:
+            if "replications" in clean:
+                raise ConfigError("give either --replications (a fixed count) or --max-replications (the cap of "
+                                  "the precision target), not both", key="--max-replications")
+            low = max((e.target.min_runs for e in self.experiments if e.target is not None), default=1)
+            if isinstance(cap, bool) or not isinstance(cap, int) or cap < low:
+                raise ConfigError(f"must be an integer >= {low} (the minimum replications of the targets), got "
+                                  f"{cap!r}", key="--max-replications")
+            study = dataclasses.replace(self, experiments=tuple(
+                dataclasses.replace(e, target=dataclasses.replace(e.target, max_runs=cap)) if e.target else e
+                for e in self.experiments))
+            return study.with_overrides(**clean) if clean else study
         for k, v in clean.items():
             _validate_field(k, v, file=None, key=f"--{k}")
         if "loads" in clean:
@@ -1134,6 +1149,55 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
     return spec
 
 
+def _workload_where(table: dict, variant: dict | None, where: str, *, file: Any, key: str,
+                    topology: TopologySpec) -> WorkloadSpec:
+    """The experiment's ``[workload]``; an error in a key a variant merged from the top-level table
+    (one the variant's own ``workload`` does not set) is reported at the top level (``workload.sizes``,
+    not ``experiments[0].workload.sizes``)."""
+    try:
+        return _workload(table.get("workload", {}), file=file, key=key, topology=topology)
+    except ConfigError as exc:
+        var = variant.get("workload") if variant is not None else None
+        prefix = f"{where}workload."
+        if not where or not isinstance(var, dict) or not exc.key or not exc.key.startswith(prefix):
+            raise
+        field_name = exc.key[len(prefix):].split(".", 1)[0].split("[", 1)[0]
+        if field_name in var:
+            raise
+        text = str(exc)
+        head = f"{exc.file}: " if exc.file else ""
+        head += f"key '{exc.key}': "
+        message = text[len(head):] if text.startswith(head) else text
+        raise ConfigError(message, file=exc.file, key=exc.key[len(where):]) from None
+
+
+def _check_sizes_fit(workload: WorkloadSpec, topo: TopologySpec, allocators: Iterable[Component], *, file: Any,
+                     key: str) -> None:
+    """Refuse, while the file is validated, a size distribution whose largest request (its
+    ``max_request``) is larger than the machine (a ``CubeDims`` with ``max_dim = 12`` on ``cube:8``),
+    naming the request and the machine; models and ``auto`` sizes are sized by the topology."""
+    from topologies import RequestSizeError
+
+    if workload.model is not None or workload.sizes.name.lower() == "auto":
+        return
+    try:
+        largest = getattr(registry.make_distribution(workload.sizes.name, workload.sizes.kwargs, "sizes"),
+                          "max_request", None)
+    except (TypeError, ValueError, KeyError):  # pragma: no cover - _workload checked the distribution
+        return
+    if largest is None:
+        return
+    machine = topo.build()
+    rotate = any(c.kwargs.get("rotate") for c in allocators)
+    try:
+        machine.validate_request(largest, rotate=True) if rotate else machine.validate_request(largest)
+    except RequestSizeError as exc:
+        raise ConfigError(f"{workload.sizes.name} requests up to {largest!r}, larger than the machine "
+                          f"{topo.label}: {exc}", file=file, key=key) from None
+    except (TypeError, ValueError):  # another kind of request: the simulator's check names it
+        return
+
+
 def _constraints(value: Any, topo: TopologySpec, *, file: Any, key: str) -> dict[str, Any]:
     """A ``[constraints]`` table, checked: a known rule with known keys and good values, on a switch
     tree whose levels it names (see the module docstring)."""
@@ -1218,6 +1282,7 @@ def _plots(value: Any, *, file: Any) -> tuple[PlotSpec, ...]:
 
 
 def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[str] | None = None) -> Experiment:
+    variant = own if isinstance(own, dict) else None
     own = set(table) if own is None else set(own)
 
     def key(k: str) -> str:  # report a value where it was written: the variant or the top level
@@ -1232,7 +1297,8 @@ def _experiment(table: dict, name: str, *, file: Any, where: str, own: Iterable[
         raise ConfigError(str(exc), file=file, key=key("topology")) from None
     allocators = _allocators(table["allocators"], topo, file=file, key=key("allocators"))
     pols = _policy_list(table["policies"], file=file, key=key("policies"))
-    workload = _workload(table.get("workload", {}), file=file, key=key("workload"), topology=topo)
+    workload = _workload_where(table, variant, where, file=file, key=key("workload"), topology=topo)
+    _check_sizes_fit(workload, topo, allocators, file=file, key=f"{key('workload')}.sizes")
     if "constraints" in table:
         rule = _constraints(table["constraints"], topo, file=file, key=key("constraints"))
         workload = dataclasses.replace(workload, constraints=frozen_table(rule))

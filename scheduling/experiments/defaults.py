@@ -93,6 +93,7 @@ def compare_study(
     warmup: int | None = None,
     seed: int = 0,
     target: float | None = None,
+    max_replications: int | None = None,
     comm: Any = 0.0,
     runtime_model: Any = None,
     constraints: dict[str, Any] | None = None,
@@ -102,8 +103,9 @@ def compare_study(
     cannot run raise :class:`ConfigError`. With ``allocators`` but no ``topologies``, each kind
     named gets its default topology. ``replications`` fixes the number of runs per point;
     otherwise they are chosen to reach ``target`` (a relative half-width, default
-    :data:`COMPARE_TARGET`'s 5%). Without an explicit ``warmup``, a run of ``jobs`` completions
-    discards the first tenth (at most :data:`COMPARE_WARMUP`). ``comm`` (a fraction, or a
+    :data:`COMPARE_TARGET`'s 5%) within at most ``max_replications`` runs per point (default
+    :data:`COMPARE_TARGET`'s 10; at least its ``min_runs``). Without an explicit ``warmup``, a run
+    of ``jobs`` completions discards the first tenth (at most :data:`COMPARE_WARMUP`). ``comm`` (a fraction, or a
     :class:`Component` distribution) and ``runtime_model`` (a :class:`Component` naming a
     :mod:`scheduling.runtime` model) make run times depend on placement (see
     :class:`WorkloadSpec`). ``constraints`` (a ``[constraints]`` table) attaches topology
@@ -111,6 +113,14 @@ def compare_study(
     workload's largest job on the empty machine is left out with its reason (a configuration
     that cannot run is reported, not fatal)."""
     skipped: dict[str, str] = {}
+    if max_replications is not None:
+        if isinstance(max_replications, bool) or not isinstance(max_replications, int) \
+                or max_replications < COMPARE_TARGET.min_runs:
+            raise ConfigError(f"must be an integer >= {COMPARE_TARGET.min_runs} (the minimum replications of a "
+                              f"point), got {max_replications!r}", key="--max-replications")
+        if replications:
+            raise ConfigError("give either --replications (a fixed count) or --max-replications (the cap of the "
+                              "precision target), not both", key="--max-replications")
     pols = tuple(_checked(canonical_policy, p, "--policies") for p in (policies or COMPARE_POLICIES))
     topos = [_checked(TopologySpec.parse, t, "--topology") for t in topologies] if topologies else None
     named = [_checked(registry.canonical_allocator, a, "--allocators") for a in allocators] if allocators else None
@@ -144,8 +154,9 @@ def compare_study(
         if not usable:
             continue
         n_jobs = jobs or COMPARE_JOBS
-        rule = None if replications else dataclasses.replace(COMPARE_TARGET, relative=float(target)) \
-            if target is not None else COMPARE_TARGET
+        rule = None if replications else dataclasses.replace(
+            COMPARE_TARGET, relative=float(target) if target is not None else COMPARE_TARGET.relative,
+            max_runs=max_replications or COMPARE_TARGET.max_runs)
         exp = Experiment(
             name=f"compare/{topo.label}", topology=topo, allocators=tuple(usable), policies=pols,
             loads=tuple(float(x) for x in (loads or COMPARE_LOADS[topo.kind])),
@@ -203,10 +214,27 @@ def _cannot_run(name: str, topo: TopologySpec) -> str | None:
 
 
 def _cannot_grant_largest(name: str, topo: TopologySpec) -> str | None:
-    """On a switch tree: why allocator ``name`` cannot run the compare workload (it cannot place
-    its largest job on the empty tree), or ``None``."""
-    if topo.kind != "tree":
-        return None
+    """Why allocator ``name`` cannot run the compare workload on ``topo`` (it cannot place the
+    workload's largest job on the empty machine: a tree allocator bound to a rack, a DHC forest
+    whose largest tree is smaller than the machine, e.g. 256 of ``flat:320``), or ``None``."""
+    import numpy as np
+
+    from topologies import RequestError
+
+    spec = compare_workload(topo).resolve(topo, name)
+    sizes = registry.make_distribution(spec.sizes.name, spec.sizes.kwargs)
+    largest = sizes.max_request
+    if isinstance(largest, np.integer):
+        largest = int(largest)
+    what = f"a {largest}-node job" if topo.kind == "tree" else f"the workload's largest request ({largest!r})"
+    allocator = registry.make_allocator(name, topo.build())
+    try:
+        placed = allocator.place_in(largest, np.ones(allocator.size, dtype=bool))
+    except RequestError as exc:
+        return f"{name} cannot place {what} on the empty {topo.label}: {exc}"
+    if placed is None:
+        return f"{name} cannot place {what} on the empty {topo.label}"
+    return None
     import numpy as np
 
     allocator = registry.make_allocator(name, topo.build())

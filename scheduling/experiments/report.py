@@ -24,7 +24,8 @@ from ..metrics import MIN_INTERVAL_REPLICATIONS, Estimate, confidence_interval, 
 from .config import METRICS
 
 __all__ = ["PointSummary", "FairnessCurve", "aggregate", "fairness_curves", "format_table", "table_notes",
-           "size_bins", "write_summaries", "class_rows", "METRIC_LABELS", "GROW_WHEN_SATURATED"]
+           "size_bins", "write_summaries", "class_rows", "METRIC_LABELS", "GROW_WHEN_SATURATED", "NotRun",
+           "TIME_METRICS"]
 
 #: How metrics are written in tables and on axes.
 METRIC_LABELS = {
@@ -46,6 +47,9 @@ METRIC_LABELS = {
 #: Metrics shown with three decimals (fractions).
 _FRACTIONS = ("utilization", "effectiveness", "fraction_folded", "system_efficiency", "load_average",
               "cv_cluster_size", "saturated", "backlog_growth", "blocked_fraction", "fraction_relaxed")
+#: Metrics measured in the workload's time unit (seconds for a trace).
+TIME_METRICS = ("mean_turnaround", "mean_wait", "p50_turnaround", "p90_turnaround", "p99_turnaround",
+                "blocked_by_topology")
 #: Metrics that grow with the length of a saturated run: tables show ``sat`` instead, figures no bar.
 GROW_WHEN_SATURATED = ("mean_turnaround", "mean_wait", "mean_slowdown", "mean_bounded_slowdown", "p50_turnaround",
                        "p90_turnaround", "p99_turnaround", "p90_slowdown")
@@ -70,6 +74,9 @@ class PointSummary:
     #: The load offered on the requested and on the granted processors (NaN when not a formula).
     offered_requested: float = math.nan
     offered_granted: float = math.nan
+    #: The point stopped at its replication cap short of its precision target
+    #: (:func:`~scheduling.experiments.runner.mark_short_of_target`): tables mark its ``n`` with ``!``.
+    short_of_target: bool = False
 
     @property
     def label(self) -> str:
@@ -281,6 +288,9 @@ def table_notes(summaries: Sequence[PointSummary], metrics: Sequence[str]) -> li
     if any(s.load is None and s.n == 1 for s in summaries):
         notes.append("trace: one run per point, no interval (a recorded trace replays identically: replications "
                      "would repeat the same run)")
+    if any(s.short_of_target for s in summaries):
+        notes.append("n!: the point reached its replication cap with the 95% half-width still wider than the "
+                     "precision target: its interval is wider than stated (compare --max-replications raises the cap)")
     if any(0 < s.n < MIN_INTERVAL_REPLICATIONS and not (s.load is None and s.n == 1) for s in summaries):
         notes.append(f"no interval where n < {MIN_INTERVAL_REPLICATIONS}: with so few replications a 95% t-interval "
                      "says nothing (t = 12.7 for n = 2)")
@@ -294,59 +304,94 @@ def table_notes(summaries: Sequence[PointSummary], metrics: Sequence[str]) -> li
     return notes
 
 
+@dataclass(frozen=True)
+class NotRun:
+    """A configuration that could not run (:data:`~scheduling.experiments.runner.CANNOT_RUN`), as
+    :func:`format_table` lists it: its configuration and the reason."""
+
+    experiment: str
+    topology: str
+    allocator: str
+    policy: str
+    load: float | str | None  # a string: several loads ("every load")
+    reason: str
+
+
 def format_table(summaries: Sequence[PointSummary],
                  metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness"),
-                 *, experiment_column: bool | None = None, notes: bool = True) -> str:
+                 *, experiment_column: bool | None = None, notes: bool = True,
+                 not_run: Sequence[NotRun] = (), time_unit: str | None = None) -> str:
     """A plain-text table, one line per point: configuration, the load offered on granted
     processors (when it differs from the nominal load somewhere), replications, how many were
     saturated (when any was) and ``mean ± 95% half-width`` per metric (see the module docstring
-    for ``sat``, ``*`` and ``[low, high]``), followed by notes on the marks used (``notes``)."""
+    for ``sat``, ``*`` and ``[low, high]``), followed by notes on the marks used (``notes``).
+    ``not_run``: configurations that could not run, each a line of its configuration and
+    ``not run: <reason>`` after the points. ``time_unit`` (``"s"`` for traces) is written after
+    the names of the time columns (:data:`TIME_METRICS`)."""
     if experiment_column is None:
         experiment_column = len({s.experiment for s in summaries}) > 1
     granted = any(_granted_differs(s) for s in summaries)
     sat = any(s.saturated_runs for s in summaries)
     head = (["experiment"] if experiment_column else []) + ["topology", "allocator", "policy", "load"]
     head += (["granted load"] if granted else []) + ["n"] + (["sat"] if sat else [])
-    head += [METRIC_LABELS.get(m, m) for m in metrics]
+    head += [METRIC_LABELS.get(m, m) + (f" ({time_unit})" if time_unit and m in TIME_METRICS else "")
+             for m in metrics]
     lines = []
     for s in summaries:
         cells = ([s.experiment] if experiment_column else []) + [
             s.topology, s.allocator, s.policy, "trace" if s.load is None else f"{s.load:g}"]
         if granted:
             cells.append(f"{s.offered_granted:.3g}" if math.isfinite(s.offered_granted) else "")
-        cells.append(str(s.n))
+        cells.append(f"{s.n}!" if s.short_of_target else str(s.n))
         if sat:
             cells.append("" if not s.saturated_runs else "yes" if s.saturated_runs == s.n else
                          f"{s.saturated_runs}/{s.n}")
         cells += [_fmt(s.estimates.get(m, _nan_estimate(0)), m, s) for m in metrics]
         lines.append(cells)
-    widths = [max(len(h), *(len(c[i]) for c in lines)) if lines else len(h) for i, h in enumerate(head)]
+    skipped = [([r.experiment] if experiment_column else []) + [
+        r.topology, r.allocator, r.policy,
+        "trace" if r.load is None else r.load if isinstance(r.load, str) else f"{r.load:g}"] for r in not_run]
+    widths = [max(len(h), *(len(c[i]) for c in lines + [c for c in skipped if i < len(c)]))
+              if lines or skipped else len(h) for i, h in enumerate(head)]
     numeric = {head.index(h) for h in ("load", "granted load", "n", "sat") if h in head}
 
     def fmt(cells: list[str]) -> str:
         return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in
                          enumerate(zip(cells, widths, strict=True))).rstrip()
 
-    text = "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, lines)])
+    def fmt_skipped(cells: list[str], reason: str) -> str:
+        k = len(cells)
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in
+                         enumerate(zip(cells, widths[:k], strict=True))) + f"  not run: {reason}"
+
+    text = "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, lines),
+                      *(fmt_skipped(c, r.reason) for c, r in zip(skipped, not_run, strict=True))])
     extra = table_notes(summaries, metrics) if notes else []
     return text + ("\n\n" + "\n".join(extra) if extra else "")
 
 
 def write_summaries(summaries: Sequence[PointSummary], path: Any,
-                    metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness")) -> None:
+                    metrics: Sequence[str] = ("mean_turnaround", "utilization", "effectiveness"), *,
+                    not_run: Sequence[NotRun] = (), time_unit: str | None = None) -> None:
     """Write the per-point estimates: ``.csv`` (mean, half-width and n per metric) or text (any
-    other suffix: the :func:`format_table` table)."""
+    other suffix: the :func:`format_table` table, with ``not_run`` and ``time_unit``). The file is
+    written whole to a temporary name and then renamed over ``path``, so a reader (or a command
+    that rewrites it as points finish) never sees half a table."""
+    import os
     from pathlib import Path
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
     if path.suffix.lower() != ".csv":
-        path.write_text(format_table(summaries, metrics, experiment_column=True) + "\n")
+        tmp.write_text(format_table(summaries, metrics, experiment_column=True, not_run=not_run,
+                                    time_unit=time_unit) + "\n")
+        os.replace(tmp, path)
         return
     import csv
 
     parts = ("mean", "half_width", "low", "high")
-    with open(path, "w", newline="") as fh:
+    with open(tmp, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["experiment", "topology", "allocator", "policy", "load", "offered_requested", "offered_granted",
                     "replications", "saturated_runs", *[f"{m}_{part}" for m in metrics for part in parts]])
@@ -355,3 +400,4 @@ def write_summaries(summaries: Sequence[PointSummary], path: Any,
             w.writerow([s.experiment, s.topology, s.allocator, s.policy, s.load, s.offered_requested,
                         s.offered_granted, s.n, s.saturated_runs,
                         *[v for e in ests for v in (e.mean, e.half_width, e.low, e.high)]])
+    os.replace(tmp, path)

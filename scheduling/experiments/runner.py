@@ -9,6 +9,7 @@ holds, so the same command resumes an interrupted sweep. Since a task's seed is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -42,8 +43,12 @@ __all__ = [
     "RunStats",
     "trace_points",
     "read_trace",
+    "fit_to_allocator",
+    "AllocatorFit",
     "replications_needed",
     "replications_wanted",
+    "mark_short_of_target",
+    "backlog_unbounded",
     "study_rows",
     "episode_seeds",
     "CANNOT_RUN",
@@ -95,6 +100,100 @@ def _load_swf(path: str, topology: Any, rate_factor: float, too_large: str = "sk
 def _read_trace_cached(path: str, _mtime: int, topology: str | None, rate_factor: float, too_large: str) -> Any:
     topo = TopologySpec.parse(topology).build() if topology is not None else None
     return _load_swf(path, topo, rate_factor, too_large)
+
+
+@dataclass(frozen=True)
+class AllocatorFit:
+    """What :func:`fit_to_allocator` did to a trace's jobs for one allocator: the ``jobs`` to
+    simulate, the ids of the jobs ``skipped`` and ``clamped``, the ``largest`` count the allocator
+    grants on the empty machine (``None`` unless a count request had to be cut), and the
+    ``refused`` requests (those it cannot place even on the empty machine)."""
+
+    jobs: Any
+    skipped: tuple[int, ...] = ()
+    clamped: tuple[int, ...] = ()
+    largest: int | None = None
+    refused: tuple[Any, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.skipped or self.clamped)
+
+    def describe(self, allocator: str) -> str:
+        """One line for a replay's report, or ``""`` when every job fits."""
+        if not self.changed:
+            return ""
+        parts = []
+        shown_requests = ", ".join(map(repr, self.refused[:5])) + (", ..." if len(self.refused) > 5 else "")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} job{'s' if len(self.skipped) != 1 else ''} skipped")
+        if self.clamped:
+            parts.append(f"{len(self.clamped)} clamped to its largest grant ({self.largest})")
+        plural = "s" if len(self.refused) != 1 else ""
+        return (f"{allocator}: {' and '.join(parts)}: it cannot grant the request{plural} {shown_requests} even on "
+                "the empty machine")
+
+
+def fit_to_allocator(jobs: Any, allocator: Any, too_large: str = "skip") -> AllocatorFit:
+    """A trace's ``jobs`` (an iterable of :class:`~scheduling.jobs.Job` that fit the machine) made
+    to fit what ``allocator`` can grant: a job whose request the allocator cannot place even on the
+    empty machine (a DHC forest's largest tree is smaller than the machine; a tree allocator bound
+    to one rack) is skipped (``too_large="skip"``), or, with ``"clamp"``, a processor-count request
+    is cut to the largest count the allocator places on the empty machine (found by bisection,
+    taking placeability to be monotone in the count; other requests are skipped), or, with
+    ``"error"``, kept (the simulation then reports the configuration as one that cannot run).
+    ``jobs`` is returned unchanged (the same object) when every request fits. O(jobs) plus one
+    empty-machine :meth:`~topoalloc.Allocator.place_in` per distinct request.
+
+    >>> from topologies import Flat
+    >>> from topoalloc import DHCTree
+    >>> from scheduling.jobs import Job
+    >>> jobs = [Job(0, 0.0, 79, 1.0), Job(1, 1.0, 8, 1.0)]
+    >>> fit = fit_to_allocator(jobs, DHCTree(Flat(100)))
+    >>> [j.id for j in fit.jobs], fit.skipped
+    ([1], (0,))
+    >>> [j.request for j in fit_to_allocator(jobs, DHCTree(Flat(100)), "clamp").jobs]
+    [64, 8]
+    """
+    from topologies import RequestError
+
+    if too_large not in ("skip", "clamp", "error"):
+        raise ValueError(f"too_large must be 'skip', 'clamp' or 'error', got {too_large!r}")
+    everything = np.ones(allocator.size, dtype=bool)
+
+    def grants(request: Any) -> bool:
+        try:
+            return allocator.place_in(request, everything) is not None
+        except RequestError:
+            return False
+
+    ok: dict[Any, bool] = {}
+    for j in jobs:
+        if j.request not in ok:
+            ok[j.request] = grants(j.request)
+    refused = tuple(r for r, good in ok.items() if not good)
+    if not refused or too_large == "error":
+        return AllocatorFit(jobs, refused=refused)
+    largest = None
+    if too_large == "clamp" and any(isinstance(r, (int, np.integer)) for r in refused):
+        lo, hi = 0, allocator.size  # grants(lo) (or lo == 0), not grants(hi + 1)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if grants(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        largest = lo or None
+    kept, skipped, clamped = [], [], []
+    for j in jobs:
+        if ok[j.request]:
+            kept.append(j)
+        elif largest is not None and isinstance(j.request, (int, np.integer)):
+            kept.append(dataclasses.replace(j, request=largest, size=largest))
+            clamped.append(j.id)
+        else:
+            skipped.append(j.id)
+    return AllocatorFit(kept, tuple(skipped), tuple(clamped), largest, refused)
 
 
 def _fairness(table: np.ndarray) -> dict[str, list]:
@@ -197,11 +296,14 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     the work done (``useful_work``, the dynamic ones) and by models with their own metrics.
 
     A configuration that cannot run -- the allocator cannot place one of the workload's requests
-    even on the empty machine (:class:`~scheduling.simulator.UnplaceableRequestError`) -- is not
-    an error: the row returned is ``{CANNOT_RUN: reason, "point_id": ..., "replication": ...}``,
-    which :func:`run_points` reports instead of storing."""
+    even on the empty machine (:class:`~scheduling.simulator.UnplaceableRequestError`), or refuses
+    a request as larger than it grants (a :class:`~topologies.RequestSizeError`, e.g. a job above a
+    DHC forest's largest tree) -- is not an error: the row returned is
+    ``{CANNOT_RUN: reason, "point_id": ..., "replication": ...}``, which :func:`run_points`
+    reports instead of storing."""
+    from topologies import RequestSizeError
+
     from ..api import simulate
-    from ..simulator import UnplaceableRequestError
 
     cfg = task["point"]
     params = cfg.get("policy_params") or {}
@@ -230,8 +332,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             allocator = registry.make_allocator(alloc.name, topology, alloc.kwargs)
             policy = registry.make_policy(cfg["policy"], params)
             by_id: dict[int, Any] = {}
-            if trace is not None:
-                workload: Any = constrain(trace, rule, topology)
+            if trace is not None:  # jobs the allocator cannot grant: as --oversize says (fit_to_allocator)
+                fit = fit_to_allocator(trace, allocator, work.get("too_large", "skip"))
+                workload: Any = constrain(fit.jobs, rule, topology)
             else:
                 workload = constrain(spec.build(cfg["load"], topology.size, allocator), rule, topology)
                 if spec.finite:  # keep the jobs: the model's metrics need their speedups
@@ -263,7 +366,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             offered = spec.offered(cfg["load"], topo.size, allocator)
     except TraceSupportError:
         raise
-    except UnplaceableRequestError as exc:
+    except RequestSizeError as exc:  # UnplaceableRequestError, or a request above what the allocator grants
         return {CANNOT_RUN: f"{alloc.label} cannot run on {cfg['topology']}: {exc}", "point_id": task["point_id"],
                 "replication": task["replication"]}
     except Exception as exc:
@@ -464,6 +567,66 @@ def study_rows(study: Study, store: ResultStore) -> list[dict[str, Any]]:
         want = replications_wanted(rows, rule)
         out.extend(sorted((r for r in rows if r["replication"] < want), key=lambda r: r["replication"]))
     return sorted(out, key=lambda r: (order[r["point_id"]], r["replication"]))
+
+
+def backlog_unbounded(row: dict[str, Any]) -> bool:
+    """Whether a result row's backlog grew without bound by the test synthetic runs are judged by
+    (:func:`scheduling.metrics.saturation`: a rise of at least :data:`~scheduling.metrics.SATURATION_Z`
+    standard deviations and a growth of at least :data:`~scheduling.metrics.SATURATION_GROWTH`
+    jobs per arrival), applied to the evidence a replay keeps (its ``saturated`` is left empty: a
+    recorded log is not a stationary stream, so this flags, it does not judge).
+
+    >>> backlog_unbounded({"backlog_growth": 0.2, "backlog_rise_sd": 30.0})
+    True
+    >>> backlog_unbounded({"backlog_growth": 0.2, "backlog_rise_sd": float("nan")})
+    False
+    """
+    from ..metrics import SATURATION_GROWTH, SATURATION_Z
+
+    growth, rise = row.get("backlog_growth"), row.get("backlog_rise_sd")
+    if growth is None or rise is None or math.isnan(growth) or math.isnan(rise):
+        return False
+    return rise >= SATURATION_Z and growth >= SATURATION_GROWTH
+
+
+def mark_short_of_target(summaries: Iterable[Any], plan: Iterable[tuple[Point, Any]],
+                         rows: Iterable[dict[str, Any]]) -> list[Any]:
+    """Mark (``short_of_target = True``) and return the summaries of the points of ``plan`` (a
+    study's :meth:`~scheduling.experiments.config.Study.plan`) whose rule is a
+    :class:`~scheduling.experiments.config.Target` and that stopped at its ``max_runs`` with the
+    relative 95% half-width of its metric over their ``rows`` still above ``relative`` (the
+    measure :func:`replications_needed` uses). Points with a saturated run are not marked: they
+    stop at the runs they have by design (:func:`replications_wanted`; tables mark them ``sat`` or
+    ``*``).
+
+    >>> from scheduling.experiments.report import PointSummary
+    >>> from scheduling.experiments.config import Target
+    >>> class P:
+    ...     point_id = "p"
+    >>> s = PointSummary("p", "e", "cube:8", "Buddy", "FCFS", 0.5, {}, 3)
+    >>> rows = [{"point_id": "p", "mean_turnaround": v} for v in (10.0, 40.0, 70.0)]
+    >>> [x.point_id for x in mark_short_of_target([s], [(P(), Target("mean_turnaround", 0.05, 2, 3))], rows)]
+    ['p']
+    """
+    rules = {p.point_id: rule for p, rule in plan if not isinstance(rule, int)}
+    values: dict[str, list[float]] = {}
+    for r in rows:
+        rule = rules.get(r["point_id"])
+        if rule is not None:
+            v = r.get(rule.metric)
+            if v is not None and not math.isnan(v):
+                values.setdefault(r["point_id"], []).append(float(v))
+    out = []
+    for s in summaries:
+        rule = rules.get(s.point_id)
+        if rule is None or s.n < rule.max_runs or s.saturated_runs:
+            continue
+        vals = values.get(s.point_id, [])
+        rel = confidence_interval(vals).relative_half_width if len(vals) >= 2 else math.inf
+        if not rel <= rule.relative:  # NaN (no interval) counts as short
+            s.short_of_target = True
+            out.append(s)
+    return out
 
 
 def replications_needed(values: list[float], target: Any) -> int:
