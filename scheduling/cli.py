@@ -307,8 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=_positive_int, default=300, metavar="N", help="completions (default: 300)")
     p.add_argument("--count", type=_positive_int, default=6, metavar="K", help="snapshots (default: 6)")
     p.add_argument("--seed", type=_nonneg_int, default=0, metavar="S")
-    p.add_argument("--out", default="occupancy.png", metavar="FILE", help="occupancy picture (default: occupancy.png)")
-    p.add_argument("--schedule", default=None, metavar="FILE", help="also draw the schedule (Downey Fig. 5 style)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="occupancy picture (default: occupancy.png, unless only --schedule is asked for)")
+    p.add_argument("--schedule", default=None, metavar="FILE", help="draw the schedule (Downey Fig. 5 style)")
     p.add_argument("--max-jobs", type=_positive_int, default=150, metavar="N", help="jobs in the schedule picture")
 
     p = _sub(sub, "export", "export a result store to CSV or Parquet",
@@ -962,7 +963,8 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     allocator = make_allocator(name, topo.build())
     result, snaps = record_occupancy(allocator, args.policy, workload, times=times, jobs=args.jobs, seed=args.seed)
     title = f"{name} {args.policy} on {topo.label}, load {args.load:g}"
-    print(plots.save(plots.occupancy_figure(snaps, title=title), args.out))
+    if args.out is not None or args.schedule is None:  # only what was asked for
+        print(plots.save(plots.occupancy_figure(snaps, title=title), args.out or "occupancy.png"))
     if args.schedule:
         print(plots.save(plots.schedule_figure(result, max_jobs=args.max_jobs, title=title), args.schedule))
     return 0

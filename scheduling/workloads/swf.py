@@ -403,7 +403,8 @@ class SWFReport:
         'x.swf has no data line (3 lines, only comments and blank lines)'
         """
         name = self.source or "the trace"
-        counts = ", ".join(f"{n} {reason}" for reason, n in sorted(self.counts.items()))
+        counts = ", ".join(f"{n} {reason}{'s' if n != 1 and reason.endswith('line') else ''}"
+                           for reason, n in sorted(self.counts.items()))
         if self.records:
             which = "the one record" if self.records == 1 else f"all {self.records} records"
             return f"{which} of {name} {'was' if self.records == 1 else 'were'} skipped ({counts})"

@@ -277,6 +277,14 @@ def test_snapshot_pictures(tmp_path, capsys):
     assert "runs on a mesh" in capsys.readouterr().err
 
 
+def test_snapshot_writes_only_what_was_asked_for(tmp_path, monkeypatch):
+    """Issue 32 item 10: --schedule alone wrote an occupancy.png nobody asked for."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    assert main(["snapshot", "--topology", "mesh:8x8", "--jobs", "30", "--count", "2", "--schedule", "s.png"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.png"]
+
+
 def test_list_names_every_allocator_including_a_users(monkeypatch, capsys):
     import topoalloc
     from topoalloc import registry as allocators

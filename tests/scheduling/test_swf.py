@@ -390,3 +390,14 @@ def test_a_window_with_no_job_says_so():
                      window=(1000, None))
     with pytest.raises(EmptyWorkloadError, match=r"all 5 records of the trace were skipped \(5 outside the time"):
         simulate(FlatPool(Flat(8)), "FCFS", trace, jobs=None)
+
+
+def test_the_no_job_reason_counts_in_plurals():
+    """Issue 32 item 11: "2 malformed line"."""
+    import io
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = load_swf(io.BytesIO(b"garbage here\nmore garbage\n"))
+    assert trace.report.no_jobs_reason().endswith("(2 lines skipped: 2 malformed lines)")
