@@ -170,6 +170,11 @@ def compare_study(
             raise ConfigError(f"warmup ({exp.warmup}) must be smaller than jobs ({exp.jobs})", key="--warmup")
         exps.append(exp)
     if not exps:
+        reasons = list(skipped.values())
+        if reasons and all("would need at least" in r for r in reasons):  # the machine itself is too large
+            first = reasons[0].split(": ", 1)[-1]
+            raise ConfigError(f"{', '.join(t.label for t in topos)} is too large for this host: {first}",
+                              key="--topology")
         raise ConfigError("no allocator can run: " + "; ".join(f"{a}: {r}" for a, r in skipped.items()),
                           key="--allocators")
     study = Study("compare", tuple(exps), description="topoalloc compare: allocators under FCFS with RSR folding")

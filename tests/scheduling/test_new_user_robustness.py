@@ -142,6 +142,7 @@ def test_cli_refuses_a_huge_mesh_quickly(capsys):
     assert time.perf_counter() - began < 5.0  # 39 s before
     err = capsys.readouterr().err
     assert "10,000,000,000 processors" in err and "90 GB" in err
+    assert "'--topology'" in err and err.count("would need") == 1  # named once, on the option at fault
 
 
 def test_check_memory_limit():
