@@ -7,6 +7,7 @@ import numpy as np
 from topologies import Flat
 
 from ._blocks import first_group_avoiding
+from ._memory import check_memory
 from .base import Allocation, Allocator
 
 __all__ = ["FlatPool"]
@@ -36,6 +37,7 @@ class FlatPool(Allocator):
     recognition = "any"
 
     def __init__(self, topology: Flat) -> None:
+        check_memory(type(self).__name__, topology, topology.size, 1)  # the free mask; grants hold ids too
         super().__init__(topology)
         self._is_free = np.ones(topology.size, dtype=bool)
 

@@ -151,3 +151,11 @@ def test_check_memory_limit():
         check_memory("X", "Flat(5)", 5, 9, limit=36)
     assert physical_memory() is None or physical_memory() > 0
     FirstFit(Mesh(64, 64))  # an ordinary machine is untouched
+
+
+def test_a_flat_pool_too_large_for_the_host_is_refused_naming_its_size():
+    memory = physical_memory()
+    if memory is None or memory >= 10**12:
+        pytest.skip("the host has no known memory size, or a terabyte")
+    with pytest.raises(MachineTooLargeError, match=r"FlatPool on Flat\(size=1000000000000\) .* would need at least"):
+        FlatPool(Flat(10**12))
