@@ -44,8 +44,10 @@ def simulate(
     Refused before anything runs, with a :class:`~topologies.errors.ParameterError` or a request
     error naming the values: numbers that are not numbers of their kind (``jobs=0``,
     ``until=float("nan")``, ``seed=-1``), ``jobs=None`` without ``until=`` on an endless workload
-    (a :class:`~scheduling.workloads.Synthetic` one), and a workload whose requests the allocator's
-    topology cannot take (:func:`scheduling.simulator.check_requests`). A run on an endless
+    (a :class:`~scheduling.workloads.Synthetic` one), and a workload whose requests the allocator
+    cannot take or that are larger than the machine (:func:`scheduling.simulator.check_requests`,
+    which asks the allocator: a non-contiguous mesh allocator takes a processor count as well as a
+    ``(w, h)`` pair, a contiguous one only the pair). A run on an endless
     workload whose queue runs away (an absurd offered load such as ``load=1e9``: arrivals outpacing
     completions more than tenfold) stops early with a
     :class:`~scheduling.simulator.RunawayBacklogWarning` and is flagged ``saturated`` (the

@@ -819,18 +819,24 @@ processors on flat:P and n nodes on a tree (with the constraint --constraints at
 smallest subcube of 2**k >= n processors on cube:D, and for a
 near-square w x h submesh on mesh:WxH, w = ceil(sqrt(n)) and h = ceil(n / w) (w >= h, fewer than w
 processors wasted; a side longer than the mesh is cut to the mesh and the other side grown to
-fit). Jobs larger than the machine are skipped and counted in the report, unless --oversize says
-otherwise."""
+fit) -- except that an allocator that takes processor counts (the non-contiguous mesh allocators)
+is given n itself, so every allocator is offered the trace's own load. The report says, per
+allocator, what a count becomes and the processors asked against those granted. Jobs larger than
+the machine are skipped and counted in the report, unless --oversize says otherwise."""
 
 
 def _fit_allocators(jobs: Any, topo: Any, allocs: Sequence[Any], oversize: str) -> list[str]:
-    """Before a replay starts: the jobs each allocator cannot grant even on the empty machine (they
-    fit the machine, not the allocator: a DHC forest's largest tree), handled as ``--oversize``
-    says (:func:`~scheduling.experiments.runner.fit_to_allocator`, the rule the runs apply); one
-    report line per allocator that drops or cuts jobs. ``--oversize error`` stops here, naming the
-    first such job."""
+    """Before a replay starts: on a mesh or a cube, one report line per allocator saying what a
+    job's processor count becomes on it (:func:`~scheduling.experiments.runner.describe_requests`:
+    a near-square submesh for a contiguous mesh allocator, the count itself for one that takes
+    counts, a subcube dimension on a cube; on a flat machine or a tree the count is the request of
+    every allocator and nothing is said), then the jobs each allocator cannot grant even on the
+    empty machine (they fit the machine, not the allocator: a DHC forest's largest tree), handled
+    as ``--oversize`` says (:func:`~scheduling.experiments.runner.fit_to_allocator`, the rule the
+    runs apply, on the requests the runs give the allocator); one more line per allocator that
+    drops or cuts jobs. ``--oversize error`` stops here, naming the first such job."""
     from .experiments import make_allocator
-    from .experiments.runner import fit_to_allocator
+    from .experiments.runner import describe_requests, fit_to_allocator, requests_for_allocator
 
     lines = []
     machine = topo.build()
@@ -839,9 +845,12 @@ def _fit_allocators(jobs: Any, topo: Any, allocs: Sequence[Any], oversize: str) 
             allocator = make_allocator(a.name, machine, a.kwargs)
         except Exception:  # an allocator that cannot be built on this machine: the run reports it, as before
             continue
-        fit = fit_to_allocator(jobs, allocator, oversize)
+        if topo.kind in ("mesh", "cube"):  # where a count is not itself the request (flat, tree: it is)
+            lines.append(describe_requests(jobs, allocator, a.label))
+        given = requests_for_allocator(jobs, allocator)  # what the runs give it (run_task does the same)
+        fit = fit_to_allocator(given, allocator, oversize)
         if oversize == "error" and fit.refused:
-            bad = next(j for j in jobs if j.request in set(fit.refused))
+            bad = next(j for j in given if j.request in set(fit.refused))
             raise _Error(f"--oversize error: job {bad.id} requests {bad.request!r}, which {a.label} cannot grant "
                          f"even on the empty {topo.label}; --oversize skip or clamp replays the others")
         if fit.changed:

@@ -140,15 +140,21 @@ def _workload_name(workload: Any) -> str:
 
 
 def check_requests(allocator: Allocator, workload: Any, first: Job | None = None) -> None:
-    """Refuse, before a simulation starts, a workload whose requests the allocator's topology cannot
-    take (mesh sides on a cube, cube dimensions on a flat pool) or that are larger than the machine
-    (its topology: a policy may place requests one allocator call cannot, such as gang scheduling's
-    whole-machine class on a DHC forest), naming both sides.
+    """Refuse, before a simulation starts, a workload whose requests the allocator cannot take
+    (mesh sides on a cube, cube dimensions on a flat pool, a processor count on a contiguous mesh
+    allocator) or that are larger than the machine, naming both sides.
+
+    The allocator is asked (:meth:`~topoalloc.Allocator.validate`), not its topology, so an
+    allocator that takes more kinds of request than its topology names takes them here too: the
+    non-contiguous mesh allocators (``accepts_counts``) take processor counts as well as
+    ``(w, h)`` pairs. A request the allocator refuses only for its size is then judged against the
+    machine (a policy may place requests one allocator call cannot, such as gang scheduling's
+    whole-machine class on a DHC forest): it is refused only when it is larger than the machine.
 
     A workload may say what its requests are (``request_kind``, the phrase its topology uses, e.g.
     ``"a (width, height) pair"``) and how large they get (``max_request``); the synthetic workloads
     do, through their size distributions. Otherwise the ``first`` job's request is checked (later
-    jobs of a trace that do not fit still fail when they arrive).
+    jobs of a trace that do not fit still fail when they arrive). O(1) allocator calls.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.workloads import Synthetic, MeshSides, Exponential
@@ -158,14 +164,19 @@ def check_requests(allocator: Allocator, workload: Any, first: Job | None = None
     ...
     topologies.errors.RequestTypeError: Synthetic with sizes MeshSides(max_w=32, max_h=32) requests a (width, \
 height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimension k
+    >>> from topoalloc.mesh import Random; from topologies import Mesh
+    >>> check_requests(Random(Mesh(32, 32)), [Job(0, 0.0, 32, 5.0)], Job(0, 0.0, 32, 5.0))  # a count: taken
     """
     topo = allocator.topology
     takes = getattr(topo, "request_kind", None)
+    counts = bool(getattr(allocator, "accepts_counts", False))
     makes = getattr(workload, "request_kind", None)
     largest = getattr(workload, "max_request", None)
-    if makes == _COUNT_REQUEST and isinstance(topo, SwitchTree):  # a node count is a tree's request
+    if makes == _COUNT_REQUEST and (isinstance(topo, SwitchTree) or counts):  # a count is this allocator's request
         makes = takes
-    if makes is not None and takes is not None and makes != takes:
+    if counts and takes is not None and takes != _COUNT_REQUEST:
+        takes = f"{takes} or {_COUNT_REQUEST}"
+    if makes is not None and takes is not None and makes != takes and not (counts and makes in takes):
         name = _workload_name(workload)
         upto = f" (up to {largest!r})" if largest is not None else ""
         raise RequestTypeError(f"{name} requests {makes}{upto}, but {allocator!r} takes {takes}")
@@ -180,11 +191,19 @@ height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimen
         if largest is not None:
             return f"{_workload_name(workload)} requests up to {largest!r}"
         return f"the first job of {_workload_name(workload)} (id {first.id}) requests {first.request!r}"
-    try:  # the topology's check (a policy may place more than one allocator call can: Gang's whole machine)
-        if getattr(allocator, "rotate", False):
-            topo.validate_request(probe, rotate=True)
-        else:
-            topo.validate_request(probe)
+    try:
+        try:  # the allocator's check: the kinds of request it takes
+            allocator.validate(probe)
+        except RequestTypeError:
+            raise
+        except RequestError as refused:  # too large for one allocator call: the machine's size is the limit
+            if counts and isinstance(probe, int | np.integer) and not isinstance(probe, bool):
+                if int(probe) > topo.size:
+                    raise refused from None
+            elif getattr(allocator, "rotate", False):
+                topo.validate_request(probe, rotate=True)
+            else:
+                topo.validate_request(probe)
     except RequestTypeError as exc:
         takes = f" takes {takes}" if takes else " cannot take it"
         raise RequestTypeError(f"{what()}, but {allocator!r}{takes}: {exc}") from None

@@ -44,6 +44,8 @@ __all__ = [
     "trace_points",
     "read_trace",
     "fit_to_allocator",
+    "requests_for_allocator",
+    "describe_requests",
     "AllocatorFit",
     "replications_needed",
     "replications_wanted",
@@ -132,6 +134,109 @@ class AllocatorFit:
         plural = "s" if len(self.refused) != 1 else ""
         return (f"{allocator}: {' and '.join(parts)}: it cannot grant the request{plural} {shown_requests} even on "
                 "the empty machine")
+
+
+def takes_counts(allocator: Any) -> bool:
+    """Whether ``allocator`` takes a processor count where its topology's request is something else
+    (``accepts_counts``: the non-contiguous mesh allocators, which grant exactly ``n`` nodes)."""
+    return bool(getattr(allocator, "accepts_counts", False))
+
+
+def requests_for_allocator(jobs: Any, allocator: Any) -> Any:
+    """A trace's ``jobs`` with the request ``allocator`` is given for each job's processor count.
+
+    A trace read for a topology asks, for a job of ``n`` processors, what the topology's request
+    for ``n`` is (:func:`~scheduling.workloads.swf.load_swf`: the near-square ``(w, h)`` submesh
+    on a mesh, ``w * h >= n``). An allocator that takes counts (``accepts_counts``, the
+    non-contiguous mesh allocators) is given ``n`` itself instead, so it is offered the load the
+    trace recorded, not the near-square's ``w * h`` (on LANL-CM5 a 32-processor job would
+    otherwise get 36 nodes, a 512-processor job 529); the other allocators get the requests as
+    read (the contiguous ones need the shape). The jobs are otherwise the same -- ids, arrivals,
+    run times, estimates, records -- so allocators compared on one trace see common random
+    numbers. A job without a recorded ``size`` keeps its request. ``jobs`` is returned unchanged
+    (the same object) when no request changes. O(jobs).
+
+    >>> from topologies import Mesh
+    >>> from topoalloc.mesh import FirstFit, Random
+    >>> from scheduling.jobs import Job
+    >>> jobs = [Job(0, 0.0, (6, 6), 5.0, size=32), Job(1, 1.0, (1, 1), 2.0, size=1)]
+    >>> [j.request for j in requests_for_allocator(jobs, Random(Mesh(32, 32)))]
+    [32, 1]
+    >>> requests_for_allocator(jobs, FirstFit(Mesh(32, 32))) is jobs
+    True
+    """
+    if not takes_counts(allocator):
+        return jobs
+    changed = False
+    out = []
+    for j in jobs:
+        n = j.size
+        if n is not None and j.request != n:
+            j = dataclasses.replace(j, request=int(n))
+            changed = True
+        out.append(j)
+    return out if changed else jobs
+
+
+def describe_requests(jobs: Any, allocator: Any, label: str, examples: int = 2) -> str:
+    """One line for a replay's report: what a job's processor count becomes on ``allocator``
+    (labelled ``label``), with the trace's most frequent counts as ``examples`` (larger counts
+    first on a tie), and the processors the jobs ask for against those the allocator grants for
+    their requests (:meth:`~topoalloc.Allocator.request_size`; a request it cannot take is
+    counted as asked). ``jobs`` are the trace's jobs as read for the topology
+    (:func:`requests_for_allocator` is applied here). O(jobs) plus one ``request_size`` per
+    distinct request.
+
+    >>> from topologies import Mesh
+    >>> from topoalloc.mesh import FirstFit, Random
+    >>> from scheduling.jobs import Job
+    >>> jobs = [Job(0, 0.0, (6, 6), 5.0, size=32), Job(1, 1.0, (6, 6), 2.0, size=32)]
+    >>> describe_requests(jobs, FirstFit(Mesh(32, 32)), "FirstFit")
+    'FirstFit: a count n asks for (w, h) (32 -> (6, 6), 36 processors); 64 processors asked, 72 granted (+12.5%)'
+    >>> describe_requests(jobs, Random(Mesh(32, 32)), "Random")
+    'Random: a count n asks for n processors (32 -> 32); 64 processors asked, 64 granted'
+    """
+    from topologies import RequestError
+
+    given = requests_for_allocator(jobs, allocator)
+    granted_for: dict[Any, int | None] = {}
+    per_size: dict[int, list[Any]] = {}  # count -> [jobs, its request]
+    asked = granted = 0
+    every_count = True  # every request is the job's processor count
+    for j, g in zip(jobs, given, strict=True):
+        n = j.size if j.size is not None else None
+        r = g.request
+        if r not in granted_for:
+            try:
+                granted_for[r] = allocator.request_size(r)
+            except (RequestError, TypeError):
+                granted_for[r] = None
+        got = granted_for[r]
+        if n is None:
+            n = got if got is not None else 0
+        every_count = every_count and r == n and type(r) is int
+        asked += n
+        granted += got if got is not None else n
+        entry = per_size.setdefault(n, [0, r])
+        entry[0] += 1
+    if every_count:
+        rule = "a count n asks for n processors"
+    else:
+        kind = getattr(allocator.topology, "request_kind", "a request")
+        kind = {"a (width, height) pair": "(w, h)"}.get(kind, kind)
+        rule = f"a count n asks for {kind}"
+    top = sorted(per_size.items(), key=lambda kv: (-kv[1][0], -kv[0]))[:examples]
+    shown = []
+    for n, (_, r) in top:
+        got = granted_for.get(r)
+        if r == n:
+            shown.append(f"{n} -> {r!r}")
+        else:
+            shown.append(f"{n} -> {r!r}, {got if got is not None else '?'} processors")
+    line = f"{label}: {rule} ({'; '.join(shown)}); {asked} processors asked, {granted} granted"
+    if asked and granted != asked:
+        line += f" ({(granted - asked) / asked:+.1%})"
+    return line
 
 
 def fit_to_allocator(jobs: Any, allocator: Any, too_large: str = "skip") -> AllocatorFit:
@@ -333,7 +438,9 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
             policy = registry.make_policy(cfg["policy"], params)
             by_id: dict[int, Any] = {}
             if trace is not None:  # jobs the allocator cannot grant: as --oversize says (fit_to_allocator)
-                fit = fit_to_allocator(trace, allocator, work.get("too_large", "skip"))
+                # a count-taking allocator gets the job's processor count, the others the topology's request
+                fit = fit_to_allocator(requests_for_allocator(trace, allocator), allocator,
+                                       work.get("too_large", "skip"))
                 workload: Any = constrain(fit.jobs, rule, topology)
             else:
                 workload = constrain(spec.build(cfg["load"], topology.size, allocator), rule, topology)
@@ -782,8 +889,30 @@ def trace_points(
         trace = read_trace(p, topology, too_large=too_large)
         for load in loads:
             works.append((float(load), {**base, "rate_factor": trace.rate_factor_for(float(load), topology.size)}))
-    return [_TracePoint(name, topology, a, pol, work, load, jobs, warmup, 0)
+    allocators = list(allocators)
+    counted = _count_takers(topology, allocators)
+    return [_TracePoint(name, topology, a, pol, {**work, "requests": "counts"} if a in counted else work, load, jobs,
+                        warmup, 0)
             for a in allocators for pol in policies for load, work in works]
+
+
+def _count_takers(topology: TopologySpec, allocators: list[Component]) -> list[Component]:
+    """The ``allocators`` that are given processor counts where the topology's request is a shape
+    (:func:`requests_for_allocator`: the non-contiguous ones on a mesh). Their points say so in
+    their workload (``"requests": "counts"``), so a store written when they were given the
+    near-square shape does not pass its rows off as theirs; the other points keep their identity."""
+    if topology.kind != "mesh":
+        return []
+    machine = topology.build()
+    out = []
+    for a in allocators:
+        try:
+            allocator = registry.make_allocator(a.name, machine, a.kwargs)
+        except Exception:  # an allocator that cannot be built here: its run reports it
+            continue
+        if takes_counts(allocator):
+            out.append(a)
+    return out
 
 
 @dataclass(frozen=True)
