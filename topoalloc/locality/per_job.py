@@ -189,17 +189,20 @@ def compact_nodes(topology: Any, n: int) -> np.ndarray:
     topology's own ``compact_nodes`` (its least-``hop_sum`` placement, or its documented
     baseline).
 
-    Mesh: rows of ``a = max(ceil(sqrt(n)), ceil(n / height))`` nodes (at most the mesh width) from
-    the corner, the last row partly filled: a near-square, the shape a contiguous allocator
-    would give a near-square request (interpretation: for ``n = w h`` with a very elongated
-    ``w x h`` the near-square is more compact than the request's own shape, which is the point of
-    the baseline). Cube: the first ``n`` addresses, a subcube when ``n`` is a power of two (the
+    Mesh: a rounded shape of least total pairwise distance from the corner (the rounded optimal
+    point sets of Bender et al., Algorithmica 50(2), 2008, and Demaine et al., Comput. Geom.
+    44(2), 2011, found by a search that reaches their published optimum for ``n <= 49`` and is
+    never less compact than a row-by-row near-square; see
+    :meth:`~topologies.Mesh.compact_nodes`; a shaped request's run-time baseline is its own box,
+    :mod:`scheduling.runtime`). Cube: the first ``n`` addresses, a subcube when ``n`` is a power of two (the
     initial segment of the binary order has the fewest distant pairs, Harper 1964). Switch tree:
     inside the smallest subtree holding ``n`` nodes, whole child subtrees largest first
     (:meth:`~topologies.SwitchTree.compact_nodes`).
 
-    >>> compact_nodes(Mesh(8, 8), 6).tolist()
-    [0, 1, 2, 8, 9, 10]
+    >>> compact_nodes(Mesh(8, 8), 4).tolist()
+    [0, 1, 8, 9]
+    >>> mean_hops(Mesh(8, 8), compact_nodes(Mesh(8, 8), 7)) < mean_hops(Mesh(8, 8), [0, 1, 2, 8, 9, 10, 16])
+    True
     """
     need_network(topology, "compact_nodes")
     return np.asarray(topology.compact_nodes(node_count(topology, n)), dtype=np.int64)
