@@ -153,6 +153,19 @@ class _Switch:
     group: int = -1  # index of the switch's group (parallel switches merged), set by _build_switch_tree
 
 
+def _by_name(records: Sequence[Any], kind: str, where: str) -> dict[str, Any]:
+    """``records`` (switches or blocks, each with a ``name`` and a ``line``) by name; an empty or a
+    repeated name is a :class:`TreeFileError` naming both lines."""
+    out: dict[str, Any] = {}
+    for r in records:
+        if not r.name:
+            raise TreeFileError(where, r.line, f"a {kind} has an empty name ''")
+        if r.name in out:
+            raise TreeFileError(where, r.line, f"{kind} {r.name!r} is defined twice (first on line {out[r.name].line})")
+        out[r.name] = r
+    return out
+
+
 def _build_switch_tree(switches: list[_Switch], where: str, source: str | None) -> SwitchTree:
     """The tree of Slurm switch records, checked record by record so that every error names its line.
 
@@ -162,14 +175,7 @@ def _build_switch_tree(switches: list[_Switch], where: str, source: str | None) 
     hostlist (``s[4-7]``). A switch under two parents that do not list the same switches is an error."""
     if not switches:
         raise TreeFileError(where, None, "defines no switch")
-    by_name: dict[str, _Switch] = {}
-    for sw in switches:
-        if not sw.name:
-            raise TreeFileError(where, sw.line, "a switch has an empty name ''")
-        if sw.name in by_name:
-            raise TreeFileError(where, sw.line, f"switch {sw.name!r} is defined twice (first on line "
-                                                f"{by_name[sw.name].line})")
-        by_name[sw.name] = sw
+    by_name = _by_name(switches, "switch", where)
     node_at: dict[str, _Switch] = {}
     parents: dict[str, list[_Switch]] = {}
     for sw in switches:
@@ -341,18 +347,12 @@ def _build_block_tree(blocks: list[_Block], sizes: Sequence[int] | None, sizes_l
                       source: str | None) -> SlurmBlocks:
     if not blocks:
         raise TreeFileError(where, sizes_line, "defines no block (no BlockName)")
-    by_name: dict[str, _Block] = {}
+    _by_name(blocks, "block", where)  # empty and repeated names
     node_at: dict[str, _Block] = {}
     for b in blocks:
-        if not b.name:
-            raise TreeFileError(where, b.line, "a block has an empty name ''")
-        if b.name in by_name:
-            raise TreeFileError(where, b.line, f"block {b.name!r} is defined twice (first on line "
-                                               f"{by_name[b.name].line})")
         if b.name == ROOT_NAME:
             raise TreeFileError(where, b.line, f"block name {b.name!r} is the name this reader gives the root "
                                                f"switch above the blocks")
-        by_name[b.name] = b
         if not b.nodes:
             raise TreeFileError(where, b.line, f"block {b.name!r} is empty (no node)")
         for nd in b.nodes:
