@@ -19,7 +19,7 @@ import statistics
 import time
 
 from scheduling import simulate
-from scheduling.runtime import Dilation
+from scheduling.models.runtime import Dilation
 from scheduling.workloads import Exponential, MeshSides, Synthetic, Uniform
 
 VARIANTS = {

@@ -5,7 +5,7 @@
     python benchmarks/swf.py --against c1a5192     # also the reader of that git revision, side by side
 
 Each run reads the whole trace into jobs (``load_swf(path)``: gzip, parsing, filters, the report,
-the :class:`~scheduling.jobs.Job` objects). Lines per second is the file's line count over the
+the :class:`~scheduling.kernel.jobs.Job` objects). Lines per second is the file's line count over the
 median time; both wall-clock and process CPU time are given (on a shared machine the CPU figure is
 the steadier one). The issue's target (issue 10 §3) is at least 300,000 lines/s on every shared
 trace. ``--against REV`` loads ``scheduling/workloads/swf.py`` of that revision from git into this

@@ -15,7 +15,7 @@ machinery (results stored in ``results/*.sqlite`` -- re-running resumes):
   offered load: Figs. 11, 12, 15) and ``seed001_fig13_hybrid.toml`` (hybrid strategies, Fig. 13).
 
 Arguments other than ``--figures`` go to ``topoalloc run`` (``--replications``, ``--workers``,
-``--store``, ``--no-plots``, ...). See :mod:`scheduling.downey_metrics` for how each column is measured.
+``--store``, ``--no-plots``, ...). See :mod:`scheduling.metrics.downey` for how each column is measured.
 
 **Extra output** (below the machinery's tables): the paper's Table 1 rows next to the measured ones,
 the stubborn strategies' turnaround as a multiple of ASP's (§6.1's "~2 / 5-8 / 13-17 / 17-21"), and

@@ -52,7 +52,7 @@ import numpy as np
 
 from scheduling.cli import main, stored_run
 from scheduling.experiments import class_rows, registry
-from scheduling.gang_metrics import (
+from scheduling.metrics.gang import (
     FIG3,
     FIG3_CLASS6_PRINTED_SERVICE,
     FIG3_PRINTED_RS,

@@ -129,7 +129,7 @@ def ffmax_figure(run_args: list[str], draw: bool) -> None:
 def static_metrics_table(seeds: int, jobs: int, warmup: int) -> None:
     """Folding fragmentation and system efficiency (§1.1, §2.3) from direct simulations."""
     from scheduling import simulate
-    from scheduling.metrics import confidence_interval
+    from scheduling.metrics.summary import confidence_interval
     from scheduling.workloads.ismail import ismail_workload, static_metrics
     from topoalloc import FlatPool
     from topologies import Flat

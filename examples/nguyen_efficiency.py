@@ -40,9 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from scheduling import Job, Simulator, Tabulated
-from scheduling.applications import application
 from scheduling.cli import main as topoalloc
 from scheduling.cli import stored_run
+from scheduling.models.applications import application
+from scheduling.models.speedup import Amdahl
 from scheduling.policies import get
 from scheduling.policies.efficiency import (
     equal_eff_allocation,
@@ -50,7 +51,6 @@ from scheduling.policies.efficiency import (
     opt_eff_allocation,
     system_efficiency,
 )
-from scheduling.speedup import Amdahl
 from topoalloc import FlatPool
 from topologies import Flat
 
@@ -126,7 +126,7 @@ def part_5_2() -> None:
         r = np.array(r)
         print(f"  P={total:4d}: mean {r.mean():.3f}, min {r.min():.3f}, below 0.9: {(r < 0.9).mean():.0%}")
     try:
-        from scheduling.speedup_downey import Downey
+        from scheduling.models.downey_speedup import Downey
     except ImportError:  # pragma: no cover
         return
     rng = np.random.default_rng(1)

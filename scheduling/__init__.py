@@ -6,7 +6,7 @@
 >>> simulate(FrameSliding(Mesh(32, 32)), "RSR-1", w, jobs=5000, warmup=500).summary()  # doctest: +SKIP
 
 The subpackages that not every use needs (``workloads``, ``experiments``, ``plots``, ``cli``, the
-paper-specific metrics modules) are imported on first attribute access (PEP 562), so ``import
+run-time models) are imported on first attribute access (PEP 562), so ``import
 scheduling`` stays cheap; ``from scheduling import workloads`` and ``scheduling.workloads.Synthetic``
 work as usual.
 """
@@ -18,15 +18,15 @@ from topologies._version import __version__
 from topologies.errors import ParameterError
 
 from . import metrics, policies
-from .actions import Action, Resize, Resume, Start, Suspend, Timer
-from .api import EmptyWorkloadError, simulate
-from .jobs import Job, JobRecord
-from .metrics import Estimate, combine, confidence_interval, replicate_until
+from .kernel.actions import Action, Resize, Resume, Start, Suspend, Timer
+from .kernel.api import EmptyWorkloadError, simulate
+from .kernel.jobs import Job, JobRecord
+from .kernel.result import SimulationResult
+from .kernel.semantics import SIMULATION_SEMANTICS
+from .kernel.simulator import RunawayBacklogWarning, Simulator, UnplaceableRequestError
+from .metrics.summary import Estimate, combine, confidence_interval, replicate_until
+from .models.speedup import Amdahl, Linear, Speedup, Tabulated
 from .policies import Policy
-from .result import SimulationResult
-from .semantics import SIMULATION_SEMANTICS
-from .simulator import RunawayBacklogWarning, Simulator, UnplaceableRequestError
-from .speedup import Amdahl, Linear, Speedup, Tabulated
 
 __all__ = [
     "__version__",
@@ -61,9 +61,7 @@ __all__ = [
 ]
 
 #: Submodules imported on first attribute access (``scheduling.experiments``, ...).
-_LAZY_SUBMODULES = frozenset({
-    "workloads", "experiments", "plots", "cli", "applications", "downey_metrics", "gang_metrics", "speedup_downey",
-})
+_LAZY_SUBMODULES = frozenset({"workloads", "experiments", "plots", "cli", "models", "kernel", "formats"})
 
 
 def __getattr__(name: str) -> Any:

@@ -798,7 +798,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _print_unbounded(rows: Sequence[dict[str, Any]], by_id: dict[str, Any]) -> None:
     """Flag the replays whose backlog grew without bound (:func:`~scheduling.experiments.runner.backlog_unbounded`)."""
     from .experiments.runner import backlog_unbounded
-    from .metrics import SATURATION_GROWTH, SATURATION_Z
+    from .metrics.summary import SATURATION_GROWTH, SATURATION_Z
 
     flagged = [r for r in rows if r["point_id"] in by_id and backlog_unbounded(r)]
     if not flagged:

@@ -320,7 +320,7 @@ def _estimate_curves(ax: Any, its: Sequence[Any], metric: str, styles: _Styles, 
 
 
 def _min_n() -> int:
-    from .metrics import MIN_INTERVAL_REPLICATIONS
+    from .metrics.summary import MIN_INTERVAL_REPLICATIONS
 
     return MIN_INTERVAL_REPLICATIONS
 

@@ -104,7 +104,7 @@ from typing import Any
 
 from .. import policies as _policies
 from .._validate import check_int, shown
-from ..semantics import SIMULATION_SEMANTICS
+from ..kernel.semantics import SIMULATION_SEMANTICS
 from ..workloads.offered import LOAD_BASES
 from . import registry
 
@@ -501,10 +501,10 @@ class WorkloadSpec:
     #: formula with the mean request: every allocator gets the same job stream) or ``"granted"``
     #: (the mean of the processors the allocator grants, e.g. the 2D buddy's rounded-up squares).
     load_basis: str = "requested"
-    #: Each job's communication fraction (:attr:`Job.comm <scheduling.jobs.Job.comm>`): a number in
+    #: Each job's communication fraction (:attr:`Job.comm <scheduling.kernel.jobs.Job.comm>`): a number in
     #: [0, 1], or a distribution (``{name = "Uniform", low = 0.5, high = 1.0}``).
     comm: Component | float = 0.0
-    #: A placement-dependent run-time model (:mod:`scheduling.runtime`: ``"Dilation"`` or
+    #: A placement-dependent run-time model (:mod:`scheduling.models.runtime`: ``"Dilation"`` or
     #: ``{name = "HopBytes", pattern = "nearest-neighbour"}``); ``None``: placement costs nothing.
     runtime_model: Component | None = None
     #: Topology constraints attached to the jobs by rule (a ``[constraints]`` table, as
@@ -598,10 +598,10 @@ class WorkloadSpec:
         return self.comm
 
     def make_runtime_model(self) -> Any:
-        """The :mod:`scheduling.runtime` model, or ``None``."""
+        """The :mod:`scheduling.models.runtime` model, or ``None``."""
         if self.runtime_model is None:
             return None
-        from .. import runtime
+        from ..models import runtime
 
         models = {"dilation": runtime.Dilation, "hopbytes": runtime.HopBytes, "hop-bytes": runtime.HopBytes}
         cls = models.get(self.runtime_model.name.lower())
@@ -690,7 +690,7 @@ class Point:
     ``load`` is ``None`` for traces. :attr:`point_id` is a digest of :meth:`config`: the
     experiment, topology, allocator and its parameters, policy and its parameters, every workload
     parameter, the load, ``jobs``, ``warmup``, the seed and
-    :data:`~scheduling.semantics.SIMULATION_SEMANTICS` -- everything a replication's result depends
+    :data:`~scheduling.kernel.semantics.SIMULATION_SEMANTICS` -- everything a replication's result depends
     on, so a result store never serves a row computed for another configuration or by a simulator
     with other semantics. (The number of replications is not part of it: replication ``r`` of a
     point is the same simulation however many are asked for.)"""

@@ -107,7 +107,7 @@ def compare_study(
     :data:`COMPARE_TARGET`'s 10; at least its ``min_runs``). Without an explicit ``warmup``, a run
     of ``jobs`` completions discards the first tenth (at most :data:`COMPARE_WARMUP`). ``comm`` (a fraction, or a
     :class:`Component` distribution) and ``runtime_model`` (a :class:`Component` naming a
-    :mod:`scheduling.runtime` model) make run times depend on placement (see
+    :mod:`scheduling.models.runtime` model) make run times depend on placement (see
     :class:`WorkloadSpec`). ``constraints`` (a ``[constraints]`` table) attaches topology
     constraints to the jobs on a switch tree. An allocator, named or not, that cannot place the
     workload's largest job on the empty machine is left out with its reason (a configuration

@@ -264,7 +264,7 @@ def _ismail_dynamic(load: float, machine_size: int, *, execution: str = "uniform
 
 def _applications(load: float, machine_size: int, *, numbers: Sequence[int] | None = None,
                   weights: Sequence[float] | None = None) -> Any:
-    from ..applications import ApplicationMix
+    from ..models.applications import ApplicationMix
 
     kw: dict[str, Any] = {}
     if numbers is not None:
@@ -284,13 +284,13 @@ class _Batch:
     repeats: int
 
     def jobs(self, seed: int = 0) -> Any:
-        from ..applications import batch_mix
+        from ..models.applications import batch_mix
 
         return iter(batch_mix(self.numbers, self.repeats))
 
 
 def _batch_mix(load: float, machine_size: int, *, numbers: Sequence[int] = (1, 6, 9), repeats: int = 200) -> Any:
-    from ..applications import application
+    from ..models.applications import application
 
     if not isinstance(numbers, list | tuple) or not numbers or not all(
             isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 30 for n in numbers):
@@ -310,7 +310,7 @@ def _downey(load: float, machine_size: int, *, days: int = 1, sigma_max: float =
 
 
 def _downey_metrics(runs: Sequence[tuple[Any, Mapping[int, Any]]]) -> dict[str, float]:
-    from ..downey_metrics import DayRun, summarize_days
+    from ..metrics.downey import DayRun, summarize_days
     from ..workloads.downey import HOUR
 
     s = summarize_days([DayRun(result, jobs, 12 * HOUR) for result, jobs in runs])

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import MIN_INTERVAL_REPLICATIONS, Estimate, confidence_interval, metric_kind
+from ..metrics.summary import MIN_INTERVAL_REPLICATIONS, Estimate, confidence_interval, metric_kind
 from .config import METRICS
 
 __all__ = ["PointSummary", "FairnessCurve", "aggregate", "fairness_curves", "format_table", "table_notes",
@@ -210,12 +210,12 @@ def fairness_curves(rows: Iterable[dict[str, Any]], *, load: float | None = None
 
 def class_rows(rows: Iterable[dict[str, Any]], classes: int | None = None) -> list[Any]:
     """Seed 004 Fig. 3's per-class table from stored rows (the replications of one point, pooled):
-    one :class:`~scheduling.gang_metrics.ClassRow` per class ``0 .. classes-1`` (default: up to the
+    one :class:`~scheduling.metrics.gang.ClassRow` per class ``0 .. classes-1`` (default: up to the
     largest class present; class ``i`` holds ``2^(i-1) < p <= 2^i`` requested processors), with
     the mean service ``S``, queueing ``Q``, execution ``E = R - Q``, sharing ``H = E - S``, waiting
     ``W = R - S`` and response ``R`` times, from the per-size sums each row stores (``fairness``:
     ``count``, ``sum`` of turnaround, ``service`` and ``queueing``). The same numbers as
-    :func:`scheduling.gang_metrics.class_table` of the simulation, up to rounding. Raises
+    :func:`scheduling.metrics.gang.class_table` of the simulation, up to rounding. Raises
     :class:`ValueError` for rows stored before the service and queueing sums were kept.
 
     >>> row = {"fairness": {"size": [1, 3], "count": [2, 1], "sum": [30.0, 12.0], "service": [20.0, 4.0],
@@ -223,7 +223,7 @@ def class_rows(rows: Iterable[dict[str, Any]], classes: int | None = None) -> li
     >>> [(r.cls, r.jobs, r.response, r.service, r.normalized) for r in class_rows([row])]
     [(0, 2, 15.0, 10.0, 1.5), (1, 0, nan, nan, nan), (2, 1, 12.0, 4.0, 3.0)]
     """
-    from ..gang_metrics import ClassRow, job_classes
+    from ..metrics.gang import ClassRow, job_classes
 
     count: dict[int, float] = {}
     sums: dict[str, dict[int, float]] = {"sum": {}, "service": {}, "queueing": {}}

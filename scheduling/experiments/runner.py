@@ -24,8 +24,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._validate import check_int, check_seed
-from ..metrics import confidence_interval
-from ..semantics import SIMULATION_SEMANTICS
+from ..kernel.semantics import SIMULATION_SEMANTICS
+from ..metrics.summary import confidence_interval
 from . import registry
 from .config import METRICS, Component, Point, Study, TopologySpec, WorkloadSpec, constrain
 from .store import ResultStore, package_version
@@ -158,7 +158,7 @@ def requests_for_allocator(jobs: Any, allocator: Any) -> Any:
 
     >>> from topologies import Mesh
     >>> from topoalloc.mesh import FirstFit, Random
-    >>> from scheduling.jobs import Job
+    >>> from scheduling.kernel.jobs import Job
     >>> jobs = [Job(0, 0.0, (6, 6), 5.0, size=32), Job(1, 1.0, (1, 1), 2.0, size=1)]
     >>> [j.request for j in requests_for_allocator(jobs, Random(Mesh(32, 32)))]
     [32, 1]
@@ -189,7 +189,7 @@ def describe_requests(jobs: Any, allocator: Any, label: str, examples: int = 2) 
 
     >>> from topologies import Mesh
     >>> from topoalloc.mesh import FirstFit, Random
-    >>> from scheduling.jobs import Job
+    >>> from scheduling.kernel.jobs import Job
     >>> jobs = [Job(0, 0.0, (6, 6), 5.0, size=32), Job(1, 1.0, (6, 6), 2.0, size=32)]
     >>> describe_requests(jobs, FirstFit(Mesh(32, 32)), "FirstFit")
     'FirstFit: a count n asks for (w, h) (32 -> (6, 6), 36 processors); 64 processors asked, 72 granted (+12.5%)'
@@ -240,7 +240,7 @@ def describe_requests(jobs: Any, allocator: Any, label: str, examples: int = 2) 
 
 
 def fit_to_allocator(jobs: Any, allocator: Any, too_large: str = "skip") -> AllocatorFit:
-    """A trace's ``jobs`` (an iterable of :class:`~scheduling.jobs.Job` that fit the machine) made
+    """A trace's ``jobs`` (an iterable of :class:`~scheduling.kernel.jobs.Job` that fit the machine) made
     to fit what ``allocator`` can grant: a job whose request the allocator cannot place even on the
     empty machine (a DHC forest's largest tree is smaller than the machine; a tree allocator bound
     to one rack) is skipped (``too_large="skip"``), or, with ``"clamp"``, a processor-count request
@@ -252,7 +252,7 @@ def fit_to_allocator(jobs: Any, allocator: Any, too_large: str = "skip") -> Allo
 
     >>> from topologies import Flat
     >>> from topoalloc import DHCTree
-    >>> from scheduling.jobs import Job
+    >>> from scheduling.kernel.jobs import Job
     >>> jobs = [Job(0, 0.0, 79, 1.0), Job(1, 1.0, 8, 1.0)]
     >>> fit = fit_to_allocator(jobs, DHCTree(Flat(100)))
     >>> [j.id for j in fit.jobs], fit.skipped
@@ -330,7 +330,7 @@ def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def episode_seeds(seed: int, count: int) -> list[int]:
     """``count`` independent seeds derived from ``seed`` (``SeedSequence`` children; for the
-    Downey model the same as :func:`scheduling.downey_metrics.day_seeds`)."""
+    Downey model the same as :func:`scheduling.metrics.downey.day_seeds`)."""
     check_seed(seed)
     check_int(count, "count", low=0)
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
@@ -351,10 +351,10 @@ def _pooled_saturation(results: list[Any]) -> dict[str, Any]:
 
 
 def _pool(results: list[Any]) -> Any:
-    """One :class:`~scheduling.result.SimulationResult` for independent runs: tables concatenated
+    """One :class:`~scheduling.kernel.result.SimulationResult` for independent runs: tables concatenated
     (job ids offset to stay unique), windows laid end to end, integrals summed (its saturation is
     :func:`_pooled_saturation` of the runs, not of the pooled result)."""
-    from ..result import SimulationResult
+    from ..kernel.result import SimulationResult
 
     if len(results) == 1:
         return results[0]
@@ -401,14 +401,14 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     the work done (``useful_work``, the dynamic ones) and by models with their own metrics.
 
     A configuration that cannot run -- the allocator cannot place one of the workload's requests
-    even on the empty machine (:class:`~scheduling.simulator.UnplaceableRequestError`), or refuses
+    even on the empty machine (:class:`~scheduling.kernel.simulator.UnplaceableRequestError`), or refuses
     a request as larger than it grants (a :class:`~topologies.RequestSizeError`, e.g. a job above a
     DHC forest's largest tree) -- is not an error: the row returned is
     ``{CANNOT_RUN: reason, "point_id": ..., "replication": ...}``, which :func:`run_points`
     reports instead of storing."""
     from topologies import RequestSizeError
 
-    from ..api import simulate
+    from ..kernel.api import simulate
 
     cfg = task["point"]
     params = cfg.get("policy_params") or {}
@@ -688,7 +688,7 @@ def backlog_unbounded(row: dict[str, Any]) -> bool:
     >>> backlog_unbounded({"backlog_growth": 0.2, "backlog_rise_sd": float("nan")})
     False
     """
-    from ..metrics import SATURATION_GROWTH, SATURATION_Z
+    from ..metrics.summary import SATURATION_GROWTH, SATURATION_Z
 
     growth, rise = row.get("backlog_growth"), row.get("backlog_rise_sd")
     if growth is None or rise is None or math.isnan(growth) or math.isnan(rise):

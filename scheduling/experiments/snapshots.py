@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_real
-from ..actions import Action
-from ..jobs import Job
+from ..kernel.actions import Action
+from ..kernel.jobs import Job
+from ..kernel.result import SimulationResult
 from ..policies import get as get_policy
 from ..policies.base import Policy
-from ..result import SimulationResult
 
 __all__ = ["SnapshotPolicy", "record_occupancy"]
 
@@ -76,7 +76,7 @@ def record_occupancy(allocator: Any, policy: Policy | str, workload: Any, *, tim
                      jobs: int | None, warmup: int = 0, seed: int = 0
                      ) -> tuple[SimulationResult, list[tuple[float, np.ndarray]]]:
     """Simulate and return the result and the ``(time, occupancy)`` snapshots at ``times``."""
-    from ..api import simulate
+    from ..kernel.api import simulate
 
     rec = SnapshotPolicy(policy, times)
     result = simulate(allocator, rec, workload, jobs=jobs, warmup=warmup, seed=seed)

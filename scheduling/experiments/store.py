@@ -2,7 +2,7 @@
 
 Every row holds the point's full configuration (JSON), its identity (``point_id``, the digest of
 that configuration, and ``replication``), the simulation semantics it was computed under
-(:data:`~scheduling.semantics.SIMULATION_SEMANTICS`, also part of the digest), the package version,
+(:data:`~scheduling.kernel.semantics.SIMULATION_SEMANTICS`, also part of the digest), the package version,
 the simulation seed, the load offered on requested and on granted processors, the summary metrics
 as columns (saturation evidence included) and per-size sums (jobs, turnaround, run and queueing
 times: the fairness curves and seed 004's per-class table,
@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..semantics import SIMULATION_SEMANTICS
+from ..kernel.semantics import SIMULATION_SEMANTICS
 from .config import METRICS
 
 __all__ = ["ResultStore", "StoreVersionError", "package_version", "ROW_COLUMNS", "TIMING_COLUMNS", "SCHEMA_VERSION"]

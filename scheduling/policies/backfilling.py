@@ -92,8 +92,8 @@ import numpy as np
 from topoalloc import Allocation, Allocator
 from topologies import Mesh, Submesh
 
-from ..actions import Action, Start, Timer
-from ..jobs import Job
+from ..kernel.actions import Action, Start, Timer
+from ..kernel.jobs import Job
 from .base import Policy
 from .waits import SwitchesWait
 
@@ -1001,7 +1001,7 @@ class Conservative(_Backfilling):
     """Conservative backfilling (Mu'alem & Feitelson 2001, the alternative to EASY discussed with
     seed 004 §2.2's EASY-LL): every queued job holds a reservation, made at its arrival at the
     earliest time it fits without delaying any existing reservation; a job starts when its
-    reservation comes (a :class:`~scheduling.actions.Timer` wakes the policy then). When a job
+    reservation comes (a :class:`~scheduling.kernel.actions.Timer` wakes the policy then). When a job
     ends earlier than its estimate the schedule is *compressed*: in order of arrival each
     reservation is taken out and put back at the earliest time it fits given all others, and kept
     where it was if nothing earlier is found, so no job ever starts later than the reservation it

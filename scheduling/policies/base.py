@@ -6,8 +6,8 @@ from typing import Any
 
 from topoalloc import Allocation, Allocator
 
-from ..actions import Action, Start
-from ..jobs import Job
+from ..kernel.actions import Action, Start
+from ..kernel.jobs import Job
 
 __all__ = ["Policy"]
 
@@ -22,9 +22,9 @@ class Policy:
        (:meth:`on_finish`), the timers that fired (:meth:`on_timer`), the jobs that arrived
        (:meth:`on_arrival`, in arrival order);
     2. then calls :meth:`decide` **once** and carries out the actions it returns
-       (:class:`~scheduling.actions.Start`, :class:`~scheduling.actions.Resize`,
-       :class:`~scheduling.actions.Suspend`, :class:`~scheduling.actions.Resume`,
-       :class:`~scheduling.actions.Timer`).
+       (:class:`~scheduling.kernel.actions.Start`, :class:`~scheduling.kernel.actions.Resize`,
+       :class:`~scheduling.kernel.actions.Suspend`, :class:`~scheduling.kernel.actions.Resume`,
+       :class:`~scheduling.kernel.actions.Timer`).
 
     So a policy decides on the state after *all* of an instant's events (two jobs ending at the
     same second free their processors together), as Batsim and the textbook EASY of Mu'alem &
@@ -49,7 +49,7 @@ class Policy:
     switches are refused otherwise).
 
     The policy owns every call to the allocator (it allocates before returning
-    :class:`~scheduling.actions.Start` and releases in :meth:`on_finish`), so any event loop can
+    :class:`~scheduling.kernel.actions.Start` and releases in :meth:`on_finish`), so any event loop can
     drive it: the built-in :class:`~scheduling.Simulator`, a SimPy model
     (``examples/embed_simpy.py``), or a user's own.
 
@@ -103,7 +103,7 @@ class Policy:
         raise NotImplementedError
 
     def on_timer(self, key: Any, now: float) -> list[Action] | None:
-        """A :class:`~scheduling.actions.Timer` the policy asked for fired."""
+        """A :class:`~scheduling.kernel.actions.Timer` the policy asked for fired."""
         return None
 
     def decide(self, now: float) -> list[Action]:
@@ -117,7 +117,7 @@ class Policy:
         return self.allocator.request_size(job.request)
 
     def start(self, job: Job, allocation: Allocation, folds: int = 0, delay: float = 0.0) -> Start:
-        """The :class:`~scheduling.actions.Start` action for ``job`` on ``allocation``: the driver
+        """The :class:`~scheduling.kernel.actions.Start` action for ``job`` on ``allocation``: the driver
         needs the processors granted and the reference count the job's run time is given for
         (both as the allocator counts them), and how many times the request was folded."""
         return Start(job, allocation, allocation.size, self.allocator.request_size(job.request), folds, delay)

@@ -5,7 +5,7 @@ UCB/CSD-96-922. Every strategy is FIFO (§5: nothing passes the head of the queu
 chooses how many processors the head gets when it starts, and the cluster size is then fixed
 (jobs are malleable, not dynamically resizable). Each job's average parallelism ``A`` and
 ``sigma`` come from ``job.attrs`` (the :class:`scheduling.workloads.Downey` workload puts them
-there), falling back to a :class:`scheduling.speedup_downey.Downey` speedup's fields.
+there), falling back to a :class:`scheduling.models.downey_speedup.Downey` speedup's fields.
 
 **Ideal cluster size** ``n*`` per strategy (continuous, then made an integer in ``[1, N]``):
 
@@ -60,9 +60,9 @@ from collections import deque
 from collections.abc import Callable
 
 from .._validate import check_choice, check_real
-from ..actions import Action
-from ..jobs import Job
-from ..speedup_downey import Downey as DowneySpeedup
+from ..kernel.actions import Action
+from ..kernel.jobs import Job
+from ..models.downey_speedup import Downey as DowneySpeedup
 from .base import Policy
 from .registry import register
 

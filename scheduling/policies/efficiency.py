@@ -6,8 +6,8 @@ Parallel Processor Scheduling* (JSSPP 1996): §4.1 (EQUI, ST-EQUI, AP-EQUI), §4
 §5.1 (EQUAL-EFF), §5.2 (OPT-EFF), §5.3 (ST-EQUAL-EFF).
 
 A job is described by its speedup curve ``S(p) = p xi(p)`` (any
-:class:`~scheduling.speedup.Speedup`: Ismail's Table 4.1 applications from
-:mod:`scheduling.applications`, Downey's model, Amdahl, a :class:`~scheduling.speedup.Tabulated`
+:class:`~scheduling.models.speedup.Speedup`: Ismail's Table 4.1 applications from
+:mod:`scheduling.models.applications`, Downey's model, Amdahl, a :class:`~scheduling.models.speedup.Tabulated`
 curve with a slowdown). The job's request ``n`` is the most processors it can use: no policy
 gives a job more than ``n``.
 
@@ -43,8 +43,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._validate import check_int, check_real
-from ..actions import Action, Timer
-from ..speedup import Speedup
+from ..kernel.actions import Action, Timer
+from ..models.speedup import Speedup
 from .ismail_dynamic import DynamicPolicy, _Share, water_fill
 from .registry import register
 
@@ -156,7 +156,7 @@ class EqualEffIteration:
 
     ``done`` tells when the iteration has stopped; ``current`` is the allocation.
 
-    >>> from scheduling.speedup_downey import Downey
+    >>> from scheduling.models.downey_speedup import Downey
     >>> it = EqualEffIteration([Downey(10.18, 0.11), Downey(9.88, 0.11), Downey(8.32, 0.77)], [32] * 3, 32)
     >>> while not it.done: _ = it.step()
     >>> it.current, len(it.history)
@@ -205,7 +205,7 @@ def equal_eff_allocation(speedups: Sequence[Speedup], limits: Sequence[int], tot
     (:class:`EqualEffIteration`) until an allocation repeats (the fixed point; on a cycle, the best
     allocation seen) or ``max_steps`` steps (the best allocation seen). O(steps x total log M).
 
-    >>> from scheduling.applications import application
+    >>> from scheduling.models.applications import application
     >>> apps = [application(k) for k in (1, 8, 16)]
     >>> equal_eff_allocation([a.speedup for a in apps], [a.max_processors for a in apps], 32)
     [7, 16, 9]
@@ -231,7 +231,7 @@ def opt_eff_allocation(speedups: Sequence[Speedup] | Sequence[np.ndarray], limit
     programming over the full curves (``speedups`` may be Speedup objects or arrays
     ``S(1..limit)``). Ties go to fewer processors. O(M total^2) arithmetic, vectorised per job.
 
-    >>> from scheduling.speedup import Linear, Amdahl
+    >>> from scheduling.models.speedup import Linear, Amdahl
     >>> opt_eff_allocation([Amdahl(0.5), Linear()], [8, 8], 8)
     [1, 7]
     """

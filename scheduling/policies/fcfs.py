@@ -8,8 +8,8 @@ from typing import Any
 from topologies import TreeRequest
 
 from .._validate import check_has
-from ..actions import Action
-from ..jobs import Job
+from ..kernel.actions import Action
+from ..kernel.jobs import Job
 from .base import Policy
 from .folding import AverageLimit, FoldingRule, NoFold
 from .waits import SwitchesWait
@@ -34,7 +34,7 @@ class FCFS(SwitchesWait, Policy):
     then, with the same outcome.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
-    >>> from scheduling.jobs import Job
+    >>> from scheduling.kernel.jobs import Job
     >>> p = FCFS(); p.bind(Buddy(Hypercube(3)))
     >>> p.on_arrival(Job(0, 0.0, 3, 1.0), 0.0); p.on_arrival(Job(1, 0.0, 0, 1.0), 0.0)
     >>> [type(a).__name__ for a in p.decide(0.0)], len(p.queue)

@@ -34,8 +34,8 @@ from topoalloc import Allocation, Allocator, FlatPool
 from topoalloc.dhc import DHCTree, TreeNode, TreeWeights, forest_sizes
 
 from .._validate import check_bool, check_real
-from ..actions import Action, Resume, Start, Suspend, Timer
-from ..jobs import Job
+from ..kernel.actions import Action, Resume, Start, Suspend, Timer
+from ..kernel.jobs import Job
 from .base import Policy
 from .registry import register
 
@@ -189,10 +189,10 @@ class Gang(Policy):
     serves in a slot is :func:`served_classes` (§2.6: 320 = 256 + 64, the top slot runs the whole
     machine as one partition for the jobs of 257..320 processors).
 
-    **Switches** (§2.3, §4): at the end of a slot's quantum (a :class:`~scheduling.actions.Timer`),
+    **Switches** (§2.3, §4): at the end of a slot's quantum (a :class:`~scheduling.kernel.actions.Timer`),
     or at once when no job runs in the slot any more; a slot in which no job would run is skipped
     at no cost. At a switch every job of the old slot that does not run in the new one is
-    suspended (:class:`~scheduling.actions.Suspend`) and the jobs of the new slot run.
+    suspended (:class:`~scheduling.kernel.actions.Suspend`) and the jobs of the new slot run.
 
     **Context-switch charging** (``switch_charge=``). §6 prices a switch by reloading a job's
     working set (16 s for 64 MB per processor); §4's simulator stops *every* executing job when a
@@ -265,7 +265,7 @@ class Gang(Policy):
     some job runs.
 
     Per-job bookkeeping: :attr:`stats` (:class:`GangJobStats` of every finished job); §2.1's
-    metrics per job and per class are in :mod:`scheduling.gang_metrics`.
+    metrics per job and per class are in :mod:`scheduling.metrics.gang`.
 
     Complexity: a switch costs O(jobs that stop or start + L); for migration add O(jobs packed x
     log P) plus a fresh O(P) tree when the jobs or the order of the non-empty classes changed since
@@ -276,8 +276,8 @@ class Gang(Policy):
     depending on the variant and cycle (``examples/gang_ctc.py``).
 
     >>> from topologies import Flat
-    >>> from scheduling.jobs import Job
-    >>> from scheduling.simulator import Simulator
+    >>> from scheduling.kernel.jobs import Job
+    >>> from scheduling.kernel.simulator import Simulator
     >>> jobs = [Job(0, 0.0, 1, 10.0), Job(1, 0.0, 4, 10.0)]
     >>> r = Simulator(DHCTree(Flat(4)), Gang("vanilla", cycle=3.0, switch_cost=0.0), jobs).run()
     >>> r.start.tolist(), r.end.tolist()     # the two classes alternate 1-s slices

@@ -7,7 +7,7 @@ State University, 1995, §4.3 (the four policies), §4.5 (the DPROP variants; th
 
 Under dynamic space sharing the processors a running job holds change at arrivals and departures.
 Every policy here computes a target processor count for each job in the system and returns a
-:class:`~scheduling.actions.Resize` only for the jobs whose count actually changes, with
+:class:`~scheduling.kernel.actions.Resize` only for the jobs whose count actually changes, with
 ``delay = C`` (§4.4.1: "its execution time on the new number of processors is increased by C time
 units"); starting a job costs nothing. The simulator re-predicts only those jobs' completions.
 
@@ -50,8 +50,8 @@ from topoalloc.errors import UnsupportedTopologyError
 from topologies import Flat
 
 from .._validate import check_real
-from ..actions import Action, Resize
-from ..jobs import Job
+from ..kernel.actions import Action, Resize
+from ..kernel.jobs import Job
 from .base import Policy
 from .registry import register
 
@@ -142,7 +142,7 @@ class DynamicPolicy(Policy):
     changed job for the allocator.
 
     **Closed batches.** A job with ``attrs["slot"]`` is admitted only when no other job of its
-    slot is in the system (see :func:`scheduling.applications.batch_mix`); the simulator sees the
+    slot is in the system (see :func:`scheduling.models.applications.batch_mix`); the simulator sees the
     others as queued.
 
     **System efficiency.** The policy records, for every job, the intervals it ran and its speedup

@@ -32,8 +32,8 @@ import math
 from topoalloc import Allocation, Allocator, FlatPool
 
 from .._validate import check_bool, check_real
-from ..actions import Action, Start
-from ..jobs import Job
+from ..kernel.actions import Action, Start
+from ..kernel.jobs import Job
 from .base import Policy
 from .registry import register
 

@@ -53,8 +53,8 @@ import itertools
 import math
 from typing import Any
 
-from ..actions import Action, Start, Timer
-from ..jobs import Job
+from ..kernel.actions import Action, Start, Timer
+from ..kernel.jobs import Job
 from .base import Policy
 from .registry import register
 

@@ -6,7 +6,7 @@ placement (:meth:`topologies.TreeRequest.relaxed`). Without ``wait`` it waits fo
 allocator honours ``switches``; nothing is relaxed).
 
 :class:`SwitchesWait` is a mixin for queue policies (FCFS and its folding variants, EASY,
-Conservative): at the job's arrival it returns a :class:`~scheduling.actions.Timer` for
+Conservative): at the job's arrival it returns a :class:`~scheduling.kernel.actions.Timer` for
 ``submit + T``, so the relaxation happens at exactly that instant even when no other event
 occurs; until then :meth:`SwitchesWait.request_of` is the constrained request, from then on the
 relaxed one; :meth:`SwitchesWait.request_at` answers for a future time (a backfilling reservation
@@ -35,8 +35,8 @@ from typing import Any, ClassVar, NamedTuple
 
 from topologies import TreeRequest
 
-from ..actions import Timer
-from ..jobs import Job
+from ..kernel.actions import Timer
+from ..kernel.jobs import Job
 
 __all__ = ["SwitchesWait", "WaitOver", "waits_for_switches"]
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..metrics import Estimate, confidence_interval
+from ..metrics.summary import Estimate, confidence_interval
 from ._papers import PAPER_MODULES
 
 __all__ = ["Size", "Outcome", "Claim", "register", "run_claim", "claims", "papers", "PAPER_MODULES", "estimate",

@@ -5,7 +5,7 @@
 Workload: seed 002's mesh workload (sides uniform on [1, 32], exponential service of mean 5,
 Poisson arrivals) on the 32x32 mesh under FCFS without folding; with communication, every job
 spends a fraction ``comm`` uniform on [0.5, 1] of its run time communicating and its run time
-follows the :class:`~scheduling.runtime.Dilation` model (mean hops over the compact placement's).
+follows the :class:`~scheduling.models.runtime.Dilation` model (mean hops over the compact placement's).
 Every allocator sees the same job stream per seed (common random numbers). Quick: 800-2,000 jobs
 after 100-200, two or three seeds; full: 20,000 jobs after 2,000, five seeds.
 
@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..api import simulate
-from ..runtime import Dilation
+from ..kernel.api import simulate
+from ..models.runtime import Dilation
 from ..workloads import Exponential, MeshSides, Synthetic, Uniform
 from .claims import Claim, Outcome, Size, estimate, register
 

@@ -36,7 +36,7 @@ from functools import cache
 
 import numpy as np
 
-from ..api import simulate
+from ..kernel.api import simulate
 from .claims import Claim, Outcome, Size, estimate, register
 
 __all__: list[str] = []

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..api import simulate
+from ..kernel.api import simulate
 from .claims import Claim, Outcome, Size, estimate, register
 
 __all__: list[str] = []
@@ -558,7 +558,7 @@ def _applications(policy: str, seed: int, jobs: int, warmup: int) -> float:
     from topoalloc import FlatPool
     from topologies import Flat
 
-    from ..applications import ApplicationMix
+    from ..models.applications import ApplicationMix
 
     r = simulate(FlatPool(Flat(P)), policy, ApplicationMix(load=0.8, machine_size=P), jobs=jobs, warmup=warmup,
                  seed=seed)

@@ -3,10 +3,10 @@ allocation", UCB/CSD-96-922 (1996): the workload's arrival rate (§4), Table 1 (
 strategies (§6.1-6.2), cluster size against load (Fig. 12), the minimum cluster size (§6.4,
 Fig. 13) and the variance-insensitive strategies (§6.5, Fig. 15).
 
-Every run is :func:`~scheduling.downey_metrics.simulate_days`: independent day-long runs (12 h of
+Every run is :func:`~scheduling.metrics.downey.simulate_days`: independent day-long runs (12 h of
 arrivals, then until the queue is empty) on N = 64 processors at offered load rho = 0.75 unless
 stated, the same day seeds for every strategy (common random numbers), pooled by
-:func:`~scheduling.downey_metrics.summarize_days`. Quick: 40 simulated days at seed 1 (10 days for
+:func:`~scheduling.metrics.downey.summarize_days`. Quick: 40 simulated days at seed 1 (10 days for
 Fig. 12); each claim held for every seed 0-9 at that size unless its statement says otherwise.
 Full: the paper's 120 days at seeds 5, 6 and 7 (the seeds of ``docs/reproductions/seed001.md``);
 a claim is judged on the means over the seeds, with their 95% intervals in ``ours``.
@@ -44,7 +44,7 @@ def _seeds(size: Size) -> tuple[int, ...]:
 @cache
 def _summary(name: str, load: float, days: int, seed: int) -> dict:
     """Table 1's statistics of ``days`` days of strategy ``name`` (cached: claims share runs)."""
-    from ..downey_metrics import simulate_days, summarize_days
+    from ..metrics.downey import simulate_days, summarize_days
 
     return summarize_days(simulate_days(name, N=64, load=load, days=days, seed=seed))
 

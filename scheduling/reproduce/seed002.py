@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..api import simulate
+from ..kernel.api import simulate
 from ..workloads import CubeDims, Exponential, MeshSides, Synthetic
 from .claims import Claim, Outcome, Size, estimate, register
 

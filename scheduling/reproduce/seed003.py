@@ -98,7 +98,7 @@ def _batch_size(size: Size) -> dict:
 # -- §5.2: EQUAL-EFF against OPT-EFF ---------------------------------------------------------------
 
 def _table_4_1_mixes(size: Size) -> Outcome:
-    from ..applications import application
+    from ..models.applications import application
     from ..policies.efficiency import equal_eff_allocation, equipartition, opt_eff_allocation, system_efficiency
 
     rng = np.random.default_rng(3)
@@ -136,8 +136,8 @@ def amdahl_ratios(processors=(16, 32, 64, 128), mixes: int = 200, seed: int = 11
     uniform on [0, 0.5] (the range of Ismail's MISP jobs), ``{P: [ratios]}``. (Dowdy's extrapolation
     (1 + beta) / (p + beta) *is* an Amdahl efficiency curve, so one measurement on more than one processor
     pins a job's curve exactly.)"""
+    from ..models.speedup import Amdahl
     from ..policies.efficiency import equal_eff_allocation, opt_eff_allocation, system_efficiency
-    from ..speedup import Amdahl
 
     rng = np.random.default_rng(seed)
     out: dict[int, list[float]] = {n: [] for n in processors}

@@ -8,7 +8,7 @@ Workload (§5): the jobs of August 1996 (US/Eastern) of the CTC SP2 log
 most 320 processors and nonzero CPU time, 7,083 jobs, on 320 processors (a DHC forest 256 + 64).
 The paper's EASY-LL is the production schedule: the log's recorded waits replayed
 (:class:`~scheduling.policies.Recorded`). Classes are §5's (``2^(i-1) < p <= 2^i``); schedulers are
-compared by their normalised response time R/S per class (:func:`~scheduling.gang_metrics.ratios`:
+compared by their normalised response time R/S per class (:func:`~scheduling.metrics.gang.ratios`:
 below 1 is better than the baseline). Gang schedulers run with uniform quanta T/10, the
 context-switch cost paid by resumed jobs.
 
@@ -29,7 +29,7 @@ from functools import cache
 
 import numpy as np
 
-from ..gang_metrics import FIG3, FIG3_CLASS6_PRINTED_SERVICE, FIG3_PRINTED_RS, ClassRow
+from ..metrics.gang import FIG3, FIG3_CLASS6_PRINTED_SERVICE, FIG3_PRINTED_RS, ClassRow
 from .claims import Claim, Outcome, Size, estimate, register
 
 __all__: list[str] = []
@@ -65,7 +65,7 @@ def _simulate(policy: str, jobs: list, **gang: object):
     from topoalloc import DHCTree, FlatPool
     from topologies import Flat
 
-    from ..api import simulate
+    from ..kernel.api import simulate
     from ..policies.gang import Gang
 
     if policy == "Recorded":
@@ -81,7 +81,7 @@ def _fmt(values: np.ndarray, fmt: str = ".2f") -> str:
 @cache
 def _fig3() -> tuple[ClassRow, ...]:
     """The month's recorded schedule replayed (the Recorded pseudo-policy), per class."""
-    from ..gang_metrics import class_table
+    from ..metrics.gang import class_table
 
     return tuple(class_table(_simulate("Recorded", list(_august())), _CLASSES))
 
@@ -169,7 +169,7 @@ def _classes(quick: bool, policy: str, assignment: str | None = None) -> tuple[C
     """The per-class table of the measured jobs when the month's first 2,000 jobs (quick; the first
     1,000 measured) or the whole month (full) are scheduled by ``policy``: "Recorded" (EASY-LL), or
     a gang variant at T = 3000 s, switch 1 s."""
-    from ..gang_metrics import class_table
+    from ..metrics.gang import class_table
 
     jobs = list(_august())
     if quick:
@@ -191,7 +191,7 @@ def _pushdown(size: Size) -> list[ClassRow]:
 
 
 def _ratios(size: Size, policy: str, baseline: str = "Recorded") -> np.ndarray:
-    from ..gang_metrics import ratios
+    from ..metrics.gang import ratios
 
     return ratios(_rows(size, policy), _rows(size, baseline))
 
@@ -340,7 +340,7 @@ register(Claim(
 
 
 def _pushdown_worse(size: Size) -> Outcome:
-    from ..gang_metrics import classes_better
+    from ..metrics.gang import classes_better
 
     pd = _pushdown(size)
     worse = {n: _CLASSES - len(classes_better(pd, _rows(size, p)))
@@ -361,7 +361,7 @@ register(Claim(
 
 
 def _weights(size: Size) -> Outcome:
-    from ..gang_metrics import classes_better
+    from ..metrics.gang import classes_better
 
     better = classes_better(_pushdown(size), _rows(size, "pushdown", "first_fit"))
     return Outcome(len(better) >= 8, _label(size) + f"push-down with weights has the shorter R/S in {len(better)} "
@@ -383,7 +383,7 @@ register(Claim(
 
 
 def _vanilla(size: Size) -> Outcome:
-    from ..gang_metrics import classes_better
+    from ..metrics.gang import classes_better
 
     better = classes_better(_rows(size, "vanilla"), _rows(size, "Recorded"))
     return Outcome(len(better) <= 1, _label(size) + f"vanilla has a shorter R/S than EASY-LL in {len(better)} "
@@ -404,7 +404,7 @@ register(Claim(
 
 def _light_synthetic(P: int = 64, n: int = 300, load: float = 0.3, seed: int = 4) -> list:
     """Poisson arrivals, log-uniform sizes, hyperexponential run times (a light, mixed workload)."""
-    from ..jobs import Job
+    from ..kernel.jobs import Job
 
     rng = np.random.default_rng(seed)
     sizes = np.minimum(P, np.maximum(1, np.round(2 ** rng.uniform(0, np.log2(P), n)))).astype(int)
@@ -418,8 +418,8 @@ def _vanilla_synthetic(size: Size) -> Outcome:
     from topoalloc import DHCTree, FlatPool
     from topologies import Flat
 
-    from ..api import simulate
-    from ..gang_metrics import normalized_response
+    from ..kernel.api import simulate
+    from ..metrics.gang import normalized_response
     from ..policies.gang import Gang
 
     n, seeds = size.pick((300, (4,)), (3000, (4, 5, 6, 7, 8)))
@@ -451,7 +451,7 @@ register(Claim(
 def _switch(quick: bool, variant: str, cycle: float | None = None, cost: float | None = None):
     """The per-class table and mean response of the month's first 500 jobs (quick) or of the whole
     month (full) under a gang scheduler; ``"Recorded"``: the log's own schedule of them."""
-    from ..gang_metrics import class_table
+    from ..metrics.gang import class_table
 
     jobs = list(_august())
     if quick:
@@ -485,7 +485,7 @@ register(Claim(
 
 
 def _fewer_classes(size: Size) -> Outcome:
-    from ..gang_metrics import classes_better
+    from ..metrics.gang import classes_better
 
     rec = list(_switch(size.quick, "Recorded")[0])
     counts = {v: [len(classes_better(list(_switch(size.quick, v, 1000.0, c)[0]), rec)) for c in (1.0, 16.0)]

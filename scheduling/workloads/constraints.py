@@ -58,7 +58,7 @@ import numpy as np
 from topologies import SwitchTree, TreeRequest
 
 from .._validate import ParameterError, check_int, check_real
-from ..jobs import Job, JobStream
+from ..kernel.jobs import Job, JobStream
 
 __all__ = ["SizeThreshold", "WithProbability", "LevelBySize", "Switches", "Constrained", "RULES", "KINDS",
            "rule_from_json", "parse_rule", "RULE_SYNTAX"]

@@ -15,7 +15,7 @@ import numpy as np
 from topologies import MAX_CUBE_DIM
 
 from .._validate import ParameterError, check_has, check_int, check_real
-from ..speedup import Amdahl, Linear, Speedup, misp_serial_fraction
+from ..models.speedup import Amdahl, Linear, Speedup, misp_serial_fraction
 
 __all__ = [
     "MeshSides", "Squares", "CubeDims", "CubeDiscreteNormal", "UniformCount", "TruncatedExponentialCount",

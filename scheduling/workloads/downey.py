@@ -6,7 +6,7 @@ UCB/CSD-96-922:
 * sequential lifetime ``L`` uniform-log on ``[e^2, e^12]`` seconds (§3.1; mean 271 min);
 * average parallelism ``A`` uniform-log on ``[1, N]`` (§3.2);
 * ``sigma`` uniform on ``[0, 2]`` (§3.3); the job's speedup is
-  :class:`scheduling.speedup_downey.Downey` ``(A, sigma)`` (§2, Eqs. 1–2);
+  :class:`scheduling.models.downey_speedup.Downey` ``(A, sigma)`` (§2, Eqs. 1–2);
 * Poisson arrivals during a 12-hour "day-time" phase, none during the 12-hour "night-time" phase
   (§4); the day-time rate ``lambda`` gives the offered load ``rho = lambda E[L] / N``.
 """
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import ParameterError, check_int, check_real
-from ..jobs import Job, JobStream
-from ..speedup_downey import Downey as DowneySpeedup
+from ..kernel.jobs import Job, JobStream
+from ..models.downey_speedup import Downey as DowneySpeedup
 from .synthetic import streams
 
 __all__ = ["Downey", "user_request", "HOUR"]
@@ -52,10 +52,10 @@ class Downey(JobStream):
     without any. Arrivals are a Poisson process of rate :attr:`arrival_rate` on the day-time clock.
     The paper simulates each day separately (every data point is "the average of 120 simulated
     days", Fig. 11 "1200 day-long simulated runs"): use ``days=1`` and one seed per day, as
-    :func:`scheduling.downey_metrics.simulate_days` does.
+    :func:`scheduling.metrics.downey.simulate_days` does.
 
     **The request of a malleable job.** Downey's jobs are malleable: the allocation strategy
-    chooses the cluster size when the job starts. A :class:`~scheduling.jobs.Job` still needs a
+    chooses the cluster size when the job starts. A :class:`~scheduling.kernel.jobs.Job` still needs a
     reference size, so each job's ``request`` (and ``size``) is the size a user would ask for,
     :func:`user_request` ``(A, N) = floor(A)`` in ``[1, N]``, and ``runtime`` is its run time on
     that request, ``L / S(request)``. A rigid policy (``FCFS``) therefore runs the workload as

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int, check_real
-from ..jobs import Job
+from ..kernel.jobs import Job
 from .distributions import (
     MISP,
     Exponential,

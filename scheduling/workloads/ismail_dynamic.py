@@ -10,7 +10,7 @@ one of four job populations:
 * ``"short"``: the same requests, run times uniform on ``[1, 10]`` (Fig. 4.9, where
   reconfigurations are frequent);
 * ``"applications"``: jobs drawn from the thirty applications of Tables 4.1/4.2
-  (:class:`~scheduling.applications.ApplicationMix`; Figs. 4.8, 4.14).
+  (:class:`~scheduling.models.applications.ApplicationMix`; Figs. 4.8, 4.14).
 
 The first three take ``speedup="linear"`` or ``"misp"`` (efficiency on the request uniform on
 ``[0.4, 0.9]``, serial fractions above 0.5 redrawn, §1.5/§4.2); the applications have their own
@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._validate import check_has, check_int, check_real
-from ..jobs import Job, JobStream
+from ..kernel.jobs import Job, JobStream
 from .distributions import MISP, LinearSpeedup, TruncatedExponential, Uniform, UniformCount
 from .synthetic import Synthetic
 
 if TYPE_CHECKING:  # applications imports this package's synthetic module
-    from ..applications import ApplicationMix
+    from ..models.applications import ApplicationMix
 
 __all__ = ["ismail_dynamic", "Labelled", "ISMAIL_DYNAMIC_EXECUTION"]
 
@@ -91,7 +91,7 @@ def ismail_dynamic(execution: str = "uniform", *, load: float, speedup: str = "m
     check_real(load, "load", low=0, low_open=True)
     check_int(machine_size, "machine_size", low=2 if execution != "applications" else 1)
     if execution == "applications":
-        from ..applications import ApplicationMix
+        from ..models.applications import ApplicationMix
 
         return ApplicationMix(load=load, machine_size=machine_size)
     if speedup == "misp":

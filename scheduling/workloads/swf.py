@@ -10,7 +10,7 @@ line, 18 whitespace-separated numbers, ``-1`` where a value is unknown, and head
 
 :func:`read_swf` parses a file (plain text or gzip, recognised by its magic bytes, not its name) into
 an :class:`SWFHeader` and :class:`SWFRecord` values, reporting every line it cannot parse.
-:func:`load_swf` turns the records into scheduling :class:`~scheduling.jobs.Job` values (an
+:func:`load_swf` turns the records into scheduling :class:`~scheduling.kernel.jobs.Job` values (an
 :class:`SWFTrace`, usable directly as a workload), with filters, and reports **every** line it
 skips, with its line number and the reason, in an :class:`SWFReport`. :func:`write_swf` writes a
 simulated schedule back as SWF so that other tools (evalys, the archive's own scripts) can read it.
@@ -72,7 +72,7 @@ from typing import IO, Any, NamedTuple, get_type_hints
 
 import numpy as np
 
-from ..jobs import Job
+from ..kernel.jobs import Job
 
 __all__ = [
     "SWFRecord",
@@ -820,7 +820,7 @@ def _line_of(skipped: SkippedLine) -> int:
 # -- jobs -----------------------------------------------------------------------------------------
 class SWFTrace:
     """A trace turned into jobs: a workload for :func:`~scheduling.simulate` (``jobs(seed)`` returns
-    the same list for every seed) and a sequence of :class:`~scheduling.jobs.Job`.
+    the same list for every seed) and a sequence of :class:`~scheduling.kernel.jobs.Job`.
 
     ``header`` is the file's :class:`SWFHeader`, ``records`` the :class:`SWFRecord` of each kept job
     (aligned with the jobs; each job also carries it as ``job.attrs["swf"]`` with its line number as
@@ -1143,7 +1143,7 @@ def _make_jobs(ids: list, arrivals: list, requests: list, runtimes: list, estima
     """``Job(id, arrival, request, runtime, estimate=, size=, attrs=)`` for each position
     (``arrival`` and ``run``: the same times as arrays).
 
-    :class:`~scheduling.jobs.Job` is a frozen slotted dataclass whose ``__init__`` stores its fields
+    :class:`~scheduling.kernel.jobs.Job` is a frozen slotted dataclass whose ``__init__`` stores its fields
     and whose ``__post_init__`` refuses a non-finite arrival, a run time that is negative or not
     finite, and a communication fraction outside [0, 1]. When the arrays pass those checks (checked
     here, vectorised; the fraction is Job's default 0), storing the fields one at a time over all

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import ParameterError, check_has, check_int, check_real, check_seed
-from ..jobs import Job, JobStream
+from ..kernel.jobs import Job, JobStream
 from .distributions import Exponential, LinearSpeedup
 
 __all__ = ["Synthetic", "arrival_rate", "offered_load", "streams", "STREAMS"]
@@ -64,7 +64,7 @@ class Synthetic(JobStream):
     on the request (e.g. ``Exponential(5)``), ``speedup`` each job's speedup model. Give either
     ``load`` (with ``machine_size``: the rate comes from :func:`arrival_rate`) or ``rate``.
     ``comm`` gives each job its communication fraction (:attr:`Job.comm`, used by the
-    placement-dependent run-time models of :mod:`scheduling.runtime`): a number in ``[0, 1]`` for
+    placement-dependent run-time models of :mod:`scheduling.models.runtime`): a number in ``[0, 1]`` for
     every job, or a distribution with ``sample(rng, n)`` (e.g. ``Uniform(0.0, 1.0)``) drawn from
     its own stream, so adding it changes nothing else of the jobs.
 

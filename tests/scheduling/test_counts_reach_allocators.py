@@ -15,8 +15,8 @@ from scheduling import simulate
 from scheduling.cli import main
 from scheduling.experiments import Component, TopologySpec, read_trace
 from scheduling.experiments.runner import describe_requests, requests_for_allocator, run_task, trace_points
-from scheduling.jobs import Job
-from scheduling.simulator import check_requests
+from scheduling.kernel.jobs import Job
+from scheduling.kernel.simulator import check_requests
 from scheduling.workloads import Exponential, Synthetic, UniformCount
 from topoalloc import DHCTree, FirstFit, RequestSizeError, RequestTypeError
 from topoalloc.mesh import MBS, Paging, Random

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduling import Job, policies, simulate
-from scheduling.actions import Start
-from scheduling.downey_metrics import (
+from scheduling.kernel.actions import Start
+from scheduling.metrics.downey import (
     DayRun,
     cluster_size_cv,
     day_seeds,
@@ -23,6 +23,8 @@ from scheduling.downey_metrics import (
     summarize_days,
     utilization,
 )
+from scheduling.models.downey_speedup import Downey as DowneySpeedup
+from scheduling.models.downey_speedup import eager_lower_bound
 from scheduling.policies.downey import (
     ASP,
     DowneyStrategy,
@@ -31,8 +33,6 @@ from scheduling.policies.downey import (
     pws_size,
     sev_size,
 )
-from scheduling.speedup_downey import Downey as DowneySpeedup
-from scheduling.speedup_downey import eager_lower_bound
 from scheduling.workloads import Downey
 from topoalloc import FlatPool
 from topologies import Flat

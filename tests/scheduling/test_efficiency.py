@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduling import Job, Simulator, Tabulated, Timer
-from scheduling.applications import application, batch_mix
+from scheduling.models.applications import application, batch_mix
+from scheduling.models.speedup import Amdahl
 from scheduling.policies import APEQUI, EQUALEFF, EQUI, OPTEFF, STEQUI, get
 from scheduling.policies.efficiency import (
     EqualEffIteration,
@@ -29,7 +30,6 @@ from scheduling.policies.efficiency import (
     system_efficiency,
 )
 from scheduling.reproduce.seed003 import curve_speedup, good, interactive, kinds, peaked
-from scheduling.speedup import Amdahl
 from topoalloc import FlatPool
 from topologies import Flat
 
@@ -125,7 +125,7 @@ def test_equal_eff_never_returns_less_than_an_allocation_it_measured():
     """The iteration on Downey's worst mix (32 processors) cycles [4, 24, 4] <-> [25, 3, 4]
     (system efficiency 17.33 / 16.66) after starting from equipartition [11, 11, 10] (26.12);
     it returns the best allocation it measured, not the best of the cycle."""
-    downey = pytest.importorskip("scheduling.speedup_downey")
+    downey = pytest.importorskip("scheduling.models.downey_speedup")
     sp = [downey.Downey(A, s) for A, s in DOWNEY_WORST]
     it = EqualEffIteration(sp, [32] * 3, 32)
     while not it.done:
@@ -144,7 +144,7 @@ def test_on_downey_curves_equal_eff_is_never_below_what_it_measured():
     curves and smooth theoretical ones; Downey's sigma < 1 curves have slope breaks at A and
     2A - 1). Whatever EQUAL-EFF returns on them is at least the equipartition it starts from
     whenever the iteration cycles, and close to OPT-EFF on average."""
-    downey = pytest.importorskip("scheduling.speedup_downey")
+    downey = pytest.importorskip("scheduling.models.downey_speedup")
     rng = np.random.default_rng(7)
     ratios = []
     for _ in range(30):

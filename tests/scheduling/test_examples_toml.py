@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from scheduling import simulate
-from scheduling.downey_metrics import simulate_days, summarize_days
 from scheduling.experiments import (
     Component,
     ConfigError,
@@ -32,6 +31,7 @@ from scheduling.experiments import (
     study_from_dict,
 )
 from scheduling.experiments.config import METRICS
+from scheduling.metrics.downey import simulate_days, summarize_days
 from scheduling.workloads import TraceNotFoundError, trace_path
 from scheduling.workloads.ismail import ismail_workload
 from topoalloc import FlatPool
@@ -383,7 +383,7 @@ def test_seed004_file_describes_the_papers_runs():
 def test_seed004_stored_class_table_is_the_simulations():
     """Fig. 3's per-class table from a stored row equals gang_metrics.class_table of the same run."""
     from scheduling.experiments import class_rows
-    from scheduling.gang_metrics import class_table
+    from scheduling.metrics.gang import class_table
     from topoalloc import DHCTree
 
     skip_without_traces(SEED004)
@@ -512,7 +512,7 @@ def test_gang_ctc_prints_the_papers_table_beside_the_recorded_one(capsys):
     """The Fig. 3 comparison: counts and their differences, the class-6 note, the filter remark."""
     import dataclasses as dc
 
-    from scheduling.gang_metrics import FIG3
+    from scheduling.metrics.gang import FIG3
 
     mod = _example("gang_ctc.py")
     ours = [dc.replace(r, jobs=r.jobs + d) for r, d in zip(FIG3, (538, 239, 200, 50, 29, -10, -13, 1, 0, 0),

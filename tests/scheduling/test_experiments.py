@@ -29,7 +29,7 @@ from scheduling.experiments import (
     study_from_dict,
 )
 from scheduling.experiments import defaults as compare_defaults
-from scheduling.metrics import confidence_interval
+from scheduling.metrics.summary import confidence_interval
 
 TINY = {
     "name": "tiny",

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from scheduling import policies
-from scheduling.actions import Resume, Start, Suspend, Timer
-from scheduling.api import simulate
-from scheduling.gang_metrics import class_table, format_class_table, job_classes, job_metrics
-from scheduling.jobs import Job
+from scheduling.kernel.actions import Resume, Start, Suspend, Timer
+from scheduling.kernel.api import simulate
+from scheduling.kernel.jobs import Job
+from scheduling.kernel.simulator import Simulator
+from scheduling.metrics.gang import class_table, format_class_table, job_classes, job_metrics
 from scheduling.policies.gang import (
     SWITCH_CHARGES,
     TREES,
@@ -22,7 +23,6 @@ from scheduling.policies.gang import (
     rho_quanta,
     served_classes,
 )
-from scheduling.simulator import Simulator
 from topoalloc import DHCTree, FlatPool
 from topologies import Flat
 

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduling import Job, Simulator
-from scheduling.actions import Resize, Start
-from scheduling.applications import LONG_APPLICATIONS, ApplicationMix, application, applications, mean_runtime
+from scheduling.kernel.actions import Resize, Start
+from scheduling.models.applications import LONG_APPLICATIONS, ApplicationMix, application, applications, mean_runtime
+from scheduling.models.speedup import Amdahl, Linear
 from scheduling.policies import DEQP, DFCFS, DPROP, DPROPSH, DPROPSM, DSMJF, get
 from scheduling.policies.ismail_dynamic import water_fill
-from scheduling.speedup import Amdahl, Linear
 from scheduling.workloads import ismail_dynamic
 from topoalloc import Buddy, FlatPool
 from topoalloc.errors import UnsupportedTopologyError

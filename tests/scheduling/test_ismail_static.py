@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduling import Job, Simulator, policies, simulate
+from scheduling.models.speedup import Amdahl, Linear
 from scheduling.policies import EPFP, AdaptiveFolding, FirstFitQueue, UnlimitedFolding
 from scheduling.policies.ismail_static import _apportion, fold_evenly
-from scheduling.speedup import Amdahl, Linear
 from scheduling.workloads import Exponential, TruncatedExponential, Uniform
 from scheduling.workloads.ismail import ismail_workload, residual_life_ratio, static_metrics
 from topoalloc import Buddy, FlatPool

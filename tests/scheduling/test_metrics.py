@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from scheduling.metrics import confidence_interval, fairness, replicate_until, t_quantile
+from scheduling.metrics.summary import confidence_interval, fairness, replicate_until, t_quantile
 
 
 def test_t_quantiles_against_known_values():
@@ -43,7 +43,7 @@ def test_fairness_groups_by_requested_size():
 
 # -- intervals that respect the metric ----------------------------------------------------------------
 def test_fraction_intervals_stay_in_zero_one_and_positive_ones_above_zero():
-    from scheduling.metrics import MIN_INTERVAL_REPLICATIONS
+    from scheduling.metrics.summary import MIN_INTERVAL_REPLICATIONS
 
     e = confidence_interval([0.95, 0.99, 1.0], "fraction")
     assert e.high == 1.0 and e.low > 0.9 and not e.symmetric and e.mean + e.half_width > 1.0
@@ -99,7 +99,7 @@ def test_the_readme_headline_at_0_7_is_saturated_and_a_stable_load_is_not():
 
 
 def test_saturation_needs_enough_jobs_and_reads_a_growing_backlog():
-    from scheduling.metrics import saturation
+    from scheduling.metrics.summary import saturation
 
     assert saturation(np.zeros(10, int), 0)["saturated"] is None
     assert saturation(np.zeros(100, int), 0) == {"saturated": False, "backlog_growth": 0.0, "backlog_rise_sd": 0.0,
@@ -115,7 +115,7 @@ def test_saturation_needs_enough_jobs_and_reads_a_growing_backlog():
 
 
 def test_percentiles_are_numpys_to_the_bit():
-    from scheduling.metrics import _percentiles
+    from scheduling.metrics.summary import _percentiles
 
     rng = np.random.default_rng(7)
     for trial in range(400):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scheduling.cli import main
-from scheduling.jobs import Job
+from scheduling.kernel.jobs import Job
 
 QUICK = ["--workers", "1", "--no-progress"]
 
@@ -208,7 +208,7 @@ def test_a_replay_whose_backlog_grows_without_bound_is_flagged(tmp_path, capsys)
 
 def test_backlog_unbounded_applies_the_synthetic_saturation_thresholds():
     from scheduling.experiments.runner import backlog_unbounded
-    from scheduling.metrics import SATURATION_GROWTH, SATURATION_Z
+    from scheduling.metrics.summary import SATURATION_GROWTH, SATURATION_Z
 
     assert backlog_unbounded({"backlog_growth": SATURATION_GROWTH, "backlog_rise_sd": SATURATION_Z})
     assert not backlog_unbounded({"backlog_growth": SATURATION_GROWTH / 2, "backlog_rise_sd": 100.0})

@@ -12,8 +12,8 @@ import pytest
 
 from scheduling import simulate
 from scheduling.cli import main
-from scheduling.jobs import Job
-from scheduling.simulator import RUNAWAY_FACTOR, RUNAWAY_QUEUE, RunawayBacklogWarning
+from scheduling.kernel.jobs import Job
+from scheduling.kernel.simulator import RUNAWAY_FACTOR, RUNAWAY_QUEUE, RunawayBacklogWarning
 from scheduling.workloads import CubeDims, Exponential, Synthetic
 from scheduling.workloads.swf import SWFReport, load_swf
 from topoalloc import Buddy, DHCTree, FlatPool

@@ -24,17 +24,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scheduling import metrics, policies, simulate
-from scheduling.applications import ApplicationMix, batch_mix
-from scheduling.downey_metrics import simulate_days
 from scheduling.experiments import ConfigError, study_from_dict
 from scheduling.experiments import registry as reg
 from scheduling.experiments.runner import episode_seeds
 from scheduling.experiments.snapshots import SnapshotPolicy
-from scheduling.jobs import Job
+from scheduling.kernel.jobs import Job
+from scheduling.metrics.downey import simulate_days
+from scheduling.models.applications import ApplicationMix, batch_mix
+from scheduling.models.downey_speedup import Downey as DowneySpeedup
+from scheduling.models.speedup import Amdahl, Tabulated, misp_serial_fraction
 from scheduling.policies import RSR, Limit
 from scheduling.policies.efficiency import best_size, equal_eff_allocation, opt_eff_allocation
-from scheduling.speedup import Amdahl, Tabulated, misp_serial_fraction
-from scheduling.speedup_downey import Downey as DowneySpeedup
 from scheduling.workloads import (
     Downey,
     Exponential,

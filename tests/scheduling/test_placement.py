@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scheduling import Job, simulate
-from scheduling.runtime import Dilation, HopBytes
+from scheduling.models.runtime import Dilation, HopBytes
 from scheduling.workloads import CubeDims, Exponential, MeshSides, Synthetic, Uniform, UniformCount
 from topoalloc import Buddy, FirstFit, FlatPool, Naive, locality
 from topologies import Flat, Hypercube, Mesh

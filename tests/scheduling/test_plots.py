@@ -23,7 +23,7 @@ from scheduling.experiments import (  # noqa: E402
     study_from_dict,
 )
 from scheduling.experiments.report import FairnessCurve, PointSummary  # noqa: E402
-from scheduling.metrics import Estimate  # noqa: E402
+from scheduling.metrics.summary import Estimate  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -276,7 +276,7 @@ def test_twelve_series_keep_their_own_colour_and_marker(tmp_path):
 
 
 def sat_summary(load, turn, sat_runs, util_values):
-    from scheduling.metrics import confidence_interval
+    from scheduling.metrics.summary import confidence_interval
 
     est = {"mean_turnaround": confidence_interval([turn - 1, turn, turn + 1], "positive"),
            "utilization": confidence_interval(util_values, "fraction"),

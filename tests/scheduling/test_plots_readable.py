@@ -23,7 +23,7 @@ from scheduling.experiments import (  # noqa: E402
     study_from_dict,
 )
 from scheduling.experiments.report import PointSummary  # noqa: E402
-from scheduling.metrics import Estimate  # noqa: E402
+from scheduling.metrics.summary import Estimate  # noqa: E402
 
 ALLOCATORS = ("Buddy2D", "FrameSliding", "FirstFit", "BestFit")
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from scheduling import policies
-from scheduling.api import simulate
 from scheduling.experiments import LocalExecutor, ResultStore, class_rows, registry, run_study, study_from_dict
 from scheduling.experiments.traces import TraceParameterError
-from scheduling.gang_metrics import class_table
-from scheduling.jobs import Job
+from scheduling.kernel.api import simulate
+from scheduling.kernel.jobs import Job
+from scheduling.metrics.gang import class_table
 from scheduling.policies import Recorded, RecordedScheduleError
 from scheduling.policies.recorded import recorded_wait
 from scheduling.workloads import load_swf

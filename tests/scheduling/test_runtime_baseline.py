@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scheduling import Job, simulate
-from scheduling.runtime import Dilation, HopBytes
+from scheduling.models.runtime import Dilation, HopBytes
 from topoalloc import MBS, FirstFit, MC1x1, Random, locality
 from topologies import Mesh, RequestSizeError, RequestTypeError
 

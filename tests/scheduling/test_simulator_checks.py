@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from scheduling import EmptyWorkloadError, ParameterError, simulate
-from scheduling.applications import ApplicationMix
-from scheduling.jobs import Job
-from scheduling.simulator import Simulator, check_requests, is_endless
+from scheduling.kernel.jobs import Job
+from scheduling.kernel.simulator import Simulator, check_requests, is_endless
+from scheduling.models.applications import ApplicationMix
 from scheduling.workloads import (
     CountsOn,
     CubeDims,

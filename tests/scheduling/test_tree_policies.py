@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from scheduling import Job, Policy, simulate
+from scheduling.kernel.simulator import UnplaceableRequestError
 from scheduling.policies.waits import SwitchesWait, WaitOver
-from scheduling.simulator import UnplaceableRequestError
 from scheduling.workloads import LevelBySize, Switches, hero_mix, kueue_tree
 from topoalloc import FirstFit, FlatPool
 from topoalloc.testing import tree_constraint_met

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from scheduling.speedup import Amdahl, Linear, misp_serial_fraction
+from scheduling.models.speedup import Amdahl, Linear, misp_serial_fraction
 from scheduling.workloads import (
     MISP,
     CubeDims,

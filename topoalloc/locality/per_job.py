@@ -194,7 +194,7 @@ def compact_nodes(topology: Any, n: int) -> np.ndarray:
     44(2), 2011, found by a search that reaches their published optimum for ``n <= 49`` and is
     never less compact than a row-by-row near-square; see
     :meth:`~topologies.Mesh.compact_nodes`; a shaped request's run-time baseline is its own box,
-    :mod:`scheduling.runtime`). Cube: the first ``n`` addresses, a subcube when ``n`` is a power of two (the
+    :mod:`scheduling.models.runtime`). Cube: the first ``n`` addresses, a subcube when ``n`` is a power of two (the
     initial segment of the binary order has the fewest distant pairs, Harper 1964). Switch tree:
     inside the smallest subtree holding ``n`` nodes, whole child subtrees largest first
     (:meth:`~topologies.SwitchTree.compact_nodes`).

@@ -6,7 +6,7 @@ from typing import Any
 
 from topoalloc import Allocator
 
-from .policies.base import Policy
+from ..policies.base import Policy
 from .result import SimulationResult
 from .simulator import Simulator
 
@@ -45,12 +45,12 @@ def simulate(
     error naming the values: numbers that are not numbers of their kind (``jobs=0``,
     ``until=float("nan")``, ``seed=-1``), ``jobs=None`` without ``until=`` on an endless workload
     (a :class:`~scheduling.workloads.Synthetic` one), and a workload whose requests the allocator
-    cannot take or that are larger than the machine (:func:`scheduling.simulator.check_requests`,
+    cannot take or that are larger than the machine (:func:`scheduling.kernel.simulator.check_requests`,
     which asks the allocator: a non-contiguous mesh allocator takes a processor count as well as a
     ``(w, h)`` pair, a contiguous one only the pair). A run on an endless
     workload whose queue runs away (an absurd offered load such as ``load=1e9``: arrivals outpacing
     completions more than tenfold) stops early with a
-    :class:`~scheduling.simulator.RunawayBacklogWarning` and is flagged ``saturated`` (the
+    :class:`~scheduling.kernel.simulator.RunawayBacklogWarning` and is flagged ``saturated`` (the
     simulator's "Runaway backlog"), so time and memory stay bounded whatever the load.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube

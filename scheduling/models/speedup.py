@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._validate import ParameterError, check_int, check_real
+from .._validate import ParameterError, check_int, check_real
 
 __all__ = ["Speedup", "Linear", "Amdahl", "misp_serial_fraction", "Tabulated"]
 

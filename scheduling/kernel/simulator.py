@@ -66,13 +66,13 @@ import numpy as np
 from topoalloc import Allocator
 from topologies import RequestError, RequestSizeError, RequestTypeError, SwitchTree, TreeRequest
 
-from ._validate import ParameterError, check_bool, check_int, check_real, check_seed
+from .._validate import ParameterError, check_bool, check_int, check_real, check_seed
+from ..models.speedup import Linear
+from ..policies import get as get_policy
+from ..policies.base import Policy
 from .actions import Resize, Resume, Start, Suspend, Timer
 from .jobs import Job
-from .policies import get as get_policy
-from .policies.base import Policy
 from .result import SimulationResult
-from .speedup import Linear
 
 __all__ = ["Simulator", "COMPLETION", "TIMER", "ARRIVAL", "UnplaceableRequestError", "RunawayBacklogWarning",
            "RUNAWAY_QUEUE", "RUNAWAY_FACTOR"]
@@ -123,7 +123,7 @@ def _job_stream(workload: Any, seed: int) -> Iterator[Job]:
 def is_endless(workload: Any) -> bool:
     """Whether ``workload`` says it never ends by itself (its ``endless`` attribute:
     :class:`~scheduling.workloads.Synthetic`, an endless :class:`~scheduling.workloads.Downey`, an
-    :class:`~scheduling.applications.ApplicationMix`). Lists, traces and other iterables are taken
+    :class:`~scheduling.models.applications.ApplicationMix`). Lists, traces and other iterables are taken
     to be finite."""
     return bool(getattr(workload, "endless", False))
 
@@ -227,7 +227,7 @@ class Simulator:
     """Run ``policy`` with ``allocator`` on ``workload``.
 
     ``workload`` is an object with ``jobs(seed) -> iterator of Job`` (the synthetic workloads, a
-    trace) or any iterable of :class:`~scheduling.jobs.Job` in arrival order. ``jobs`` stops the run
+    trace) or any iterable of :class:`~scheduling.kernel.jobs.Job` in arrival order. ``jobs`` stops the run
     after that many completions (the stream may be endless); ``warmup`` discards the first
     ``warmup`` arrivals from the statistics, and the time-weighted machine state is measured from
     the arrival of the first job kept to the end. ``until`` stops at a simulated time.
@@ -250,14 +250,14 @@ class Simulator:
     start or per instant: ask for them when you study placement.
 
     ``runtime_model`` makes a job's run time depend on its placement
-    (:mod:`scheduling.runtime`: :class:`~scheduling.runtime.Dilation`,
-    :class:`~scheduling.runtime.HopBytes`): the run time the speedup model gives is multiplied by
+    (:mod:`scheduling.models.runtime`: :class:`~scheduling.models.runtime.Dilation`,
+    :class:`~scheduling.models.runtime.HopBytes`): the run time the speedup model gives is multiplied by
     ``runtime_model.factor(job, allocation, topology)`` when the job starts and whenever a resize
     gives it a new allocation. ``None`` (the default): placement does not matter, as in the papers
     the library reproduces.
 
     >>> from topoalloc import Buddy; from topologies import Hypercube
-    >>> from scheduling.jobs import Job
+    >>> from scheduling.kernel.jobs import Job
     >>> jobs = [Job(0, 0.0, 3, 2.0), Job(1, 0.5, 3, 1.0), Job(2, 1.0, 2, 1.0)]
     >>> r = Simulator(Buddy(Hypercube(3)), "FCFS", jobs).run()
     >>> r.start.tolist(), r.end.tolist()

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._validate import ParameterError, check_real, shown
-from .speedup import Linear, Speedup
+from .._validate import ParameterError, check_real, shown
+from ..models.speedup import Linear, Speedup
 
 __all__ = ["Job", "JobRecord", "JobStream"]
 
@@ -26,7 +26,7 @@ class Job:
     count the job asked for before any rounding (traces; defaults to the request's size),
     ``attrs`` anything else a policy may use (Downey's ``A`` and ``sigma``, a user id, ...), and
     ``comm`` the fraction of its run time spent communicating, in ``[0, 1]`` (used only by a
-    placement-dependent run-time model, :mod:`scheduling.runtime`; 0 by default).
+    placement-dependent run-time model, :mod:`scheduling.models.runtime`; 0 by default).
 
     ``arrival`` must be a finite number and ``runtime`` a finite number >= 0
     (:class:`~topologies.errors.ParameterError` otherwise: a NaN or infinite time would make

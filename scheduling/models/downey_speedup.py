@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validate import check_real
+from .._validate import check_real
 from .speedup import Speedup
 
 __all__ = ["Downey", "eager_lower_bound"]

@@ -1,7 +1,7 @@
 """Downey's metrics and day-by-day experiments (seed 001 §4–4.1, §6.3 Table 1).
 
 A. B. Downey, *A parallel workload model and its implications for processor allocation*,
-UCB/CSD-96-922. From a :class:`~scheduling.result.SimulationResult` and the jobs it ran:
+UCB/CSD-96-922. From a :class:`~scheduling.kernel.result.SimulationResult` and the jobs it ran:
 
 * **load average** — fraction of processors allocated to jobs, averaged over the measurement
   window (§4.1);
@@ -41,12 +41,12 @@ import numpy as np
 from topoalloc import FlatPool
 from topologies import Flat
 
-from ._validate import check_int, check_seed
-from .api import simulate
-from .jobs import Job
-from .policies.base import Policy
-from .result import SimulationResult
-from .workloads.downey import Downey
+from .._validate import check_int, check_seed
+from ..kernel.api import simulate
+from ..kernel.jobs import Job
+from ..kernel.result import SimulationResult
+from ..policies.base import Policy
+from ..workloads.downey import Downey
 
 __all__ = [
     "DayRun",

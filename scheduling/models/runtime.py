@@ -1,7 +1,7 @@
 """Run times that depend on where a job runs: placement-dependent run-time models.
 
 A job's run time on its allocation is a *compute* part plus a *communication* part. The compute
-part is what the job's speedup model gives (:meth:`Job.time_on <scheduling.jobs.Job.time_on>`,
+part is what the job's speedup model gives (:meth:`Job.time_on <scheduling.kernel.jobs.Job.time_on>`,
 today's behaviour); the communication part, a fraction ``f = job.comm`` of it, scales with a
 locality measure of the actual placement relative to a *baseline* placement of the same size::
 
@@ -54,7 +54,7 @@ import numpy as np
 
 from topologies import Mesh, Submesh
 
-from .jobs import Job
+from ..kernel.jobs import Job
 
 __all__ = ["RuntimeModel", "Dilation", "HopBytes", "PATTERNS"]
 

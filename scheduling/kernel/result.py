@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics.summary import fairness, saturation, summarize
 from .jobs import JobRecord
-from .metrics import fairness, saturation, summarize
 
 __all__ = ["SimulationResult"]
 
@@ -118,7 +118,7 @@ class SimulationResult:
         return fairness(self.table, bins=bins)
 
     def records(self) -> list[JobRecord]:
-        """The kept jobs as :class:`~scheduling.jobs.JobRecord` values."""
+        """The kept jobs as :class:`~scheduling.kernel.jobs.JobRecord` values."""
         t = self.table
         return [
             JobRecord(int(r["id"]), float(r["arrival"]), float(r["start"]), float(r["end"]), int(r["requested"]),

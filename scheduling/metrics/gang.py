@@ -8,7 +8,7 @@ For job ``j`` with arrival ``alpha``, first dispatch ``beta``, completion ``epsi
 * waiting ``W = R - S = Q + H``, and the normalised response ``R / S``.
 
 Under a non-preemptive scheduler (``FCFS``, ``EASY``) ``H = 0`` and ``W = Q``. Everything is
-computed from a :class:`~scheduling.result.SimulationResult`'s table (``arrival``, ``start``,
+computed from a :class:`~scheduling.kernel.result.SimulationResult`'s table (``arrival``, ``start``,
 ``end``, ``runtime``, ``requested``), so it applies to every policy; a job's class is §5's ``i``
 with ``2^(i-1) < p <= 2^i`` of its requested processors (``requested``: the partition size under
 gang scheduling, the processor count under ``EASY``, the same class either way).
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_int
+from .._validate import check_int
 
 __all__ = ["ClassRow", "job_classes", "job_metrics", "class_table", "format_class_table", "normalized_response",
            "FIG3", "FIG3_PRINTED_RS", "FIG3_CLASS6_PRINTED_SERVICE", "ratios", "classes_better"]

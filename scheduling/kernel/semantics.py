@@ -8,7 +8,7 @@ says how many it did not use).
 
 **Bump it** (add one and a line to :data:`HISTORY`) in the same commit as any change that can
 change a simulation's numbers for the same configuration and seed: the event order or tie-breaking
-of :mod:`scheduling.simulator`, what a policy decides at an instant, how a workload draws its jobs
+of :mod:`scheduling.kernel.simulator`, what a policy decides at an instant, how a workload draws its jobs
 (:mod:`scheduling.workloads`), how an allocator places a job, or how a stored metric is computed.
 Pure speed-ups that keep every schedule identical do not need a bump.
 

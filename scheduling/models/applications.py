@@ -38,10 +38,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ._validate import ParameterError, check_int, check_real, is_int
-from .jobs import Job, JobStream
+from .._validate import ParameterError, check_int, check_real, is_int
+from ..kernel.jobs import Job, JobStream
+from ..workloads.synthetic import arrival_rate, streams
 from .speedup import Tabulated
-from .workloads.synthetic import arrival_rate, streams
 
 __all__ = [
     "TABLE_4_1",
@@ -107,7 +107,7 @@ class Application:
 
     @cached_property
     def speedup(self) -> Tabulated:
-        """The efficiency curve ``xi(1) .. xi(n)`` as a :class:`~scheduling.speedup.Tabulated`
+        """The efficiency curve ``xi(1) .. xi(n)`` as a :class:`~scheduling.models.speedup.Tabulated`
         speedup (beyond ``n`` the policies never allocate)."""
         return Tabulated(tuple(self.efficiency(p) for p in range(1, self.max_processors + 1)))
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import ParameterError, check_int, check_real
+from .._validate import ParameterError, check_int, check_real
 
 __all__ = ["summarize", "fairness", "t_quantile", "Estimate", "confidence_interval", "combine", "replicate_until",
            "saturation", "metric_kind", "METRIC_KINDS", "MIN_INTERVAL_REPLICATIONS", "SATURATION_Z",

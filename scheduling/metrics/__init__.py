@@ -1,0 +1,9 @@
+"""Metrics: summaries of per-job records and confidence intervals (``summary``, re-exported
+here), and the paper-specific metrics of gang scheduling (``gang``, seed 004) and Downey's
+strategies (``downey``, seed 001), imported on first use.
+"""
+
+from .summary import *  # noqa: F403 -- the package is the summary module's public face
+from .summary import __all__ as _summary_all
+
+__all__ = list(_summary_all)
