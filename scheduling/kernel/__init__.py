@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from .semantics import SIMULATION_SEMANTICS
     from .simulator import RunawayBacklogWarning, Simulator, UnplaceableRequestError
 
+__all__ = ["Action", "Resize", "Resume", "Start", "Suspend", "Timer", "EmptyWorkloadError", "simulate", "Job",
+           "JobRecord", "SimulationResult", "SIMULATION_SEMANTICS", "RunawayBacklogWarning", "Simulator",
+           "UnplaceableRequestError"]
+
 _LAZY_ATTRS = {
     **dict.fromkeys(("Action", "Resize", "Resume", "Start", "Suspend", "Timer"), "actions"),
     **dict.fromkeys(("EmptyWorkloadError", "simulate"), "api"),
@@ -31,5 +35,4 @@ _LAZY_ATTRS = {
     "SIMULATION_SEMANTICS": "semantics",
     **dict.fromkeys(("RunawayBacklogWarning", "Simulator", "UnplaceableRequestError"), "simulator"),
 }
-__all__ = list(_LAZY_ATTRS)
 __getattr__, __dir__ = attach(__name__, _LAZY_ATTRS)
