@@ -3,8 +3,8 @@ packages whose modules only some commands need (``policies``, ``workloads``, ``e
 ``reproduce``): a command line start then imports only what the command uses.
 
 >>> import scheduling.policies as policies
->>> policies.EASY.__module__, "EASY" in dir(policies)
-('scheduling.policies.backfilling', True)
+>>> policies.Gang.__module__, "Gang" in dir(policies)
+('scheduling.policies.gang', True)
 """
 
 from __future__ import annotations
@@ -21,20 +21,25 @@ __all__ = ["attach"]
 def attach(name: str, attrs: dict[str, str], *, modules: Iterable[str] | None = None,
            shadowed: str | None = None) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for the package ``name``: ``attrs`` maps each lazily imported
-    public name to the submodule defining it; ``modules`` are the submodules that are attributes
-    too (default: those of ``attrs``). A value is imported on first access and then kept in the
-    package's namespace, so later accesses cost nothing.
+    public name to the submodule defining it (or, written with a leading dot, to a module named
+    relative to the package: ``"..formats.swf_load"``, for a name a package re-exports from
+    another); ``modules`` are the submodules that are attributes too (default: those of ``attrs``
+    that are submodules). A value is imported on first access and then kept in the package's
+    namespace, so later accesses cost nothing.
 
     ``shadowed``: a submodule named like the function it defines (``workloads.ismail_dynamic``,
     ``reproduce.claims``). The import system binds a submodule to its package once it is
     imported, which would replace the function; the package's module type keeps the function
     there instead, as importing the function eagerly did."""
     package = sys.modules[name]
-    submodules = frozenset(attrs.values() if modules is None else modules)
+    submodules = frozenset(m for m in (attrs.values() if modules is None else modules) if not m.startswith("."))
 
     def __getattr__(attr: str) -> Any:
         if attr in attrs:
-            value = getattr(importlib.import_module(f"{name}.{attrs[attr]}"), attr)
+            where = attrs[attr]
+            module = importlib.import_module(where, name) if where.startswith(".") else \
+                importlib.import_module(f"{name}.{where}")
+            value = getattr(module, attr)
         elif attr in submodules:
             value = importlib.import_module(f"{name}.{attr}")
         else:

@@ -681,7 +681,7 @@ def _titled(title: str | None, default: str, metric: str) -> str:
 
 
 def _default_specs() -> list[Any]:
-    from .experiments.config import PlotSpec
+    from .experiments.schema import PlotSpec
 
     return [PlotSpec("load", "mean_turnaround", logy=True), PlotSpec("utilization"), PlotSpec("fairness", logy=True)]
 
@@ -695,9 +695,9 @@ def study_figures(store: Any, outdir: str | Path = ".", *, study: str | None = N
     Results stored without a study description (e.g. replays) are drawn per experiment. A figure
     whose file exists goes to a numbered name unless ``overwrite`` (see :func:`save`): the returned
     paths are the files written."""
-    from .experiments.config import PlotSpec, Study
     from .experiments.report import aggregate, fairness_curves
     from .experiments.runner import study_rows
+    from .experiments.schema import PlotSpec, Study
 
     studies = store.studies()
     covered = {e["name"] for cfg in studies.values() for e in cfg.get("experiments", [])}

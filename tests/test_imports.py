@@ -31,13 +31,13 @@ def test_import_does_not_pull_heavy_libraries(package):
 
 
 def test_scheduling_imports_policy_modules_and_subpackages_on_first_use():
-    lazy = ["scheduling.policies.backfilling", "scheduling.policies.gang", "scheduling.policies.downey",
+    lazy = ["scheduling.policies.backfill", "scheduling.policies.gang", "scheduling.policies.downey",
             "scheduling.experiments", "scheduling.plots", "scheduling.cli", "scheduling.workloads"]
     loaded = _modules_after("import scheduling\nfrom scheduling import policies\n"
                             "assert 'EASY' in policies.names() and 'Gang-Vanilla' in policies.describe()")
     assert [m for m in lazy if m in loaded] == []
     loaded = _modules_after("import scheduling\nassert scheduling.policies.get('easy').name == 'EASY'")
-    assert "scheduling.policies.backfilling" in loaded and "scheduling.policies.gang" not in loaded
+    assert "scheduling.policies.backfill" in loaded and "scheduling.policies.gang" not in loaded
     loaded = _modules_after("import scheduling\nscheduling.workloads.Synthetic\nscheduling.policies.Gang")
     assert "scheduling.workloads" in loaded and "scheduling.policies.gang" in loaded
     assert "scheduling.experiments" not in loaded

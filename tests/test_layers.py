@@ -1,4 +1,6 @@
-"""Nothing imports upward: topologies <- topoalloc <- scheduling.
+"""Nothing imports upward: topologies <- topoalloc <- scheduling; and the layout stays walkable: the
+scheduling layer keeps its plain modules few (the rest lives in sub-packages named for what they
+hold) and no module of the three packages is over 1,000 lines (issue 29).
 
 ``topoalloc/__main__.py`` (``python -m topoalloc``, the command line) is the one allowed exception.
 """
@@ -16,6 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 ABOVE = {"topologies": {"topoalloc", "scheduling"}, "topoalloc": {"scheduling"}}
 #: Entry points allowed to reach up (each says so in a comment).
 EXCEPTIONS = {Path("topoalloc/__main__.py")}
+#: The most lines a module of the three packages may have, and the most plain modules (``.py``
+#: files, ``__init__.py`` and ``__main__.py`` included) at the top of ``scheduling/``.
+MAX_LINES = 1000
+MAX_TOP_MODULES = 8
+#: Modules allowed over MAX_LINES (none).
+LONG_MODULES: set[Path] = set()
 
 
 def _imported_packages(path: Path) -> set[str]:
@@ -55,3 +63,20 @@ def test_importing_the_allocators_loads_no_scheduling():
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scheduling'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_scheduling_layer_keeps_few_plain_modules_at_its_top():
+    plain = sorted(p.name for p in (ROOT / "scheduling").glob("*.py"))
+    assert "__init__.py" in plain and len(plain) <= MAX_TOP_MODULES, plain
+
+
+@pytest.mark.parametrize("package", sorted({*ABOVE, "scheduling"}))
+def test_no_module_is_over_the_line_limit(package):
+    long = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        with open(path, encoding="utf-8") as fh:
+            lines = sum(1 for _ in fh)
+        if lines > MAX_LINES and rel not in LONG_MODULES:
+            long[str(rel)] = lines
+    assert not long, f"modules over {MAX_LINES} lines: {long}"

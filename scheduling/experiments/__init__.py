@@ -18,22 +18,9 @@ from typing import TYPE_CHECKING
 from .._lazy import attach
 
 if TYPE_CHECKING:
-    from .config import (
-        METRICS,
-        Component,
-        ConfigError,
-        Experiment,
-        PlotSpec,
-        Point,
-        Study,
-        Target,
-        TopologySpec,
-        WorkloadSpec,
-        derive_seed,
-        load_study,
-        study_from_dict,
-    )
     from .defaults import compare_study
+    from .executors import DaskExecutor, LocalExecutor, make_executor
+    from .parse import load_study, study_from_dict
     from .registry import (
         WORKLOAD_MODELS,
         PolicyParameterError,
@@ -50,27 +37,35 @@ if TYPE_CHECKING:
         register_allocator,
         workload_model_names,
     )
+    from .replay import TraceSupportError, read_trace, trace_points
     from .report import FairnessCurve, PointSummary, aggregate, class_rows, fairness_curves, format_table
     from .runner import (
-        DaskExecutor,
-        LocalExecutor,
         RunStats,
         TaskError,
-        TraceSupportError,
         episode_seeds,
-        make_executor,
-        read_trace,
         replications_needed,
         replications_wanted,
         run_points,
         run_study,
         run_task,
         study_rows,
-        trace_points,
     )
     from .saturation import SaturationLoad, format_saturation, saturation_loads
+    from .schema import (
+        METRICS,
+        Component,
+        ConfigError,
+        Experiment,
+        PlotSpec,
+        Point,
+        Study,
+        Target,
+        WorkloadSpec,
+        derive_seed,
+    )
     from .snapshots import SnapshotPolicy, record_occupancy
     from .store import ResultStore, StoreVersionError, package_version
+    from .topology_spec import TopologySpec
     from .traces import TraceParameterError, TraceWorkload, month_window, trace_workload
 
 __all__ = [
@@ -140,9 +135,11 @@ __all__ = [
 #: Where each public name is defined: name -> module of this package.
 _LAZY_ATTRS = {
     **dict.fromkeys((
-        "METRICS", "Component", "ConfigError", "Experiment", "PlotSpec", "Point", "Study", "Target", "TopologySpec",
-        "WorkloadSpec", "derive_seed", "load_study", "study_from_dict"
-    ), "config"),
+        "METRICS", "Component", "ConfigError", "Experiment", "PlotSpec", "Point", "Study", "Target", "WorkloadSpec",
+        "derive_seed"
+    ), "schema"),
+    "TopologySpec": "topology_spec",
+    **dict.fromkeys(("load_study", "study_from_dict"), "parse"),
     "compare_study": "defaults",
     **dict.fromkeys((
         "WORKLOAD_MODELS", "PolicyParameterError", "UnknownAllocatorError", "UnknownWorkloadModelError",
@@ -152,10 +149,11 @@ _LAZY_ATTRS = {
     **dict.fromkeys((
         "FairnessCurve", "PointSummary", "aggregate", "class_rows", "fairness_curves", "format_table"
     ), "report"),
+    **dict.fromkeys(("DaskExecutor", "LocalExecutor", "make_executor"), "executors"),
+    **dict.fromkeys(("TraceSupportError", "read_trace", "trace_points"), "replay"),
     **dict.fromkeys((
-        "DaskExecutor", "LocalExecutor", "RunStats", "TaskError", "TraceSupportError", "episode_seeds", "make_executor",
-        "read_trace", "replications_needed", "replications_wanted", "run_points", "run_study", "run_task", "study_rows",
-        "trace_points"
+        "RunStats", "TaskError", "episode_seeds", "replications_needed", "replications_wanted", "run_points",
+        "run_study", "run_task", "study_rows"
     ), "runner"),
     **dict.fromkeys(("SaturationLoad", "format_saturation", "saturation_loads"), "saturation"),
     **dict.fromkeys(("SnapshotPolicy", "record_occupancy"), "snapshots"),

@@ -41,18 +41,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import registry
-from .config import (
-    Component,
-    ConfigError,
-    Experiment,
-    Study,
-    Target,
-    TopologySpec,
-    WorkloadSpec,
-    canonical_policy,
-    frozen_table,
-    tree_sizes,
-)
+from .parse import canonical_policy
+from .schema import Component, ConfigError, Experiment, Study, Target, WorkloadSpec, frozen_table, tree_sizes
+from .topology_spec import TopologySpec
 
 __all__ = ["compare_study", "compare_workload", "default_allocators", "COMPARE_ALLOCATORS", "COMPARE_TOPOLOGIES",
            "COMPARE_LOADS", "COMPARE_POLICIES", "COMPARE_JOBS", "COMPARE_WARMUP", "COMPARE_TARGET", "TREE_LOADS"]

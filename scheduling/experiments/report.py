@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.summary import MIN_INTERVAL_REPLICATIONS, Estimate, confidence_interval, metric_kind
-from .config import METRICS
+from .schema import METRICS
 
 __all__ = ["PointSummary", "FairnessCurve", "aggregate", "fairness_curves", "format_table", "table_notes",
            "size_bins", "write_summaries", "class_rows", "METRIC_LABELS", "GROW_WHEN_SATURATED", "NotRun",

@@ -1,25 +1,23 @@
-"""Running points: the task function, executors (local processes, Dask), sweeps with resume.
+"""Running points: the task function and sweeps with resume.
 
 :func:`run_task` turns one task (a point's configuration, a replication number and its seed; plain
-picklable data) into one result row. An executor runs many tasks and yields rows as they finish, in
-any order; :func:`run_study` stores each row as it arrives and skips the tasks a store already
-holds, so the same command resumes an interrupted sweep. Since a task's seed is part of the task
-(:meth:`Point.sim_seed`), a row does not depend on the executor, the worker or the order.
+picklable data) into one result row. An executor (:mod:`scheduling.experiments.executors`) runs
+many tasks and yields rows as they finish, in any order; :func:`run_study` stores each row as it
+arrives and skips the tasks a store already holds, so the same command resumes an interrupted
+sweep. Since a task's seed is part of the task
+(:meth:`~scheduling.experiments.schema.Point.sim_seed`), a row does not depend on the executor,
+the worker or the order. Replays of recorded traces are prepared by
+:mod:`scheduling.experiments.replay`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import hashlib
 import math
-import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -27,26 +25,18 @@ from .._validate import check_int, check_seed
 from ..kernel.semantics import SIMULATION_SEMANTICS
 from ..metrics.summary import confidence_interval
 from . import registry
-from .config import METRICS, Component, Point, Study, TopologySpec, WorkloadSpec, constrain
+from .executors import Executor, LocalExecutor
+from .replay import TraceSupportError, fit_to_allocator, read_trace, requests_for_allocator
+from .schema import METRICS, Component, Point, Study, WorkloadSpec, constrain
 from .store import ResultStore, package_version
+from .topology_spec import TopologySpec
 
 __all__ = [
     "run_task",
     "TaskError",
-    "TraceSupportError",
-    "Executor",
-    "LocalExecutor",
-    "DaskExecutor",
-    "make_executor",
     "run_study",
     "run_points",
     "RunStats",
-    "trace_points",
-    "read_trace",
-    "fit_to_allocator",
-    "requests_for_allocator",
-    "describe_requests",
-    "AllocatorFit",
     "replications_needed",
     "replications_wanted",
     "mark_short_of_target",
@@ -65,242 +55,7 @@ class TaskError(RuntimeError):
 #: cannot place a job of the workload even on the empty machine), with the reason.
 CANNOT_RUN = "cannot_run"
 
-
-class TraceSupportError(ImportError):
-    """The SWF reader (:mod:`scheduling.workloads.swf`) is not available."""
-
-
 # -- one task ---------------------------------------------------------------------------------------
-def read_trace(path: str | Path, topology: Any = None, rate_factor: float = 1.0, too_large: str = "skip") -> Any:
-    """The SWF trace at ``path`` as jobs (an :class:`~scheduling.workloads.swf.SWFTrace` from
-    :func:`~scheduling.workloads.swf.load_swf`): requests made for ``topology`` (a count on a flat
-    machine, sides on a mesh, a dimension on a cube), jobs larger than it skipped and listed in the
-    trace's ``report`` (or, with ``too_large="clamp"``, cut to the machine; ``"error"`` raises),
-    arrival gaps divided by ``rate_factor``. Cached per process, keyed by the file's path and
-    modification time."""
-    p = Path(path)
-    label = None
-    if topology is not None:
-        label = topology.label if isinstance(topology, TopologySpec) else repr(topology)
-        if not isinstance(topology, TopologySpec):
-            return _load_swf(str(p), topology, rate_factor, too_large)
-    return _read_trace_cached(str(p), p.stat().st_mtime_ns, label, float(rate_factor), too_large)
-
-
-def _load_swf(path: str, topology: Any, rate_factor: float, too_large: str = "skip") -> Any:
-    try:
-        from ..workloads import swf
-    except ImportError as exc:
-        raise TraceSupportError(f"replaying a trace needs the SWF reader scheduling.workloads.swf ({exc})") from None
-    load = getattr(swf, "load_swf", None)
-    if load is None:
-        raise TraceSupportError("scheduling.workloads.swf has no load_swf(path, topology=...)")
-    return load(path, topology=topology, rate_factor=rate_factor, too_large=too_large)
-
-
-@functools.lru_cache(maxsize=8)
-def _read_trace_cached(path: str, _mtime: int, topology: str | None, rate_factor: float, too_large: str) -> Any:
-    topo = TopologySpec.parse(topology).build() if topology is not None else None
-    return _load_swf(path, topo, rate_factor, too_large)
-
-
-@dataclass(frozen=True)
-class AllocatorFit:
-    """What :func:`fit_to_allocator` did to a trace's jobs for one allocator: the ``jobs`` to
-    simulate, the ids of the jobs ``skipped`` and ``clamped``, the ``largest`` count the allocator
-    grants on the empty machine (``None`` unless a count request had to be cut), and the
-    ``refused`` requests (those it cannot place even on the empty machine)."""
-
-    jobs: Any
-    skipped: tuple[int, ...] = ()
-    clamped: tuple[int, ...] = ()
-    largest: int | None = None
-    refused: tuple[Any, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.skipped or self.clamped)
-
-    def describe(self, allocator: str) -> str:
-        """One line for a replay's report, or ``""`` when every job fits."""
-        if not self.changed:
-            return ""
-        parts = []
-        shown_requests = ", ".join(map(repr, self.refused[:5])) + (", ..." if len(self.refused) > 5 else "")
-        if self.skipped:
-            parts.append(f"{len(self.skipped)} job{'s' if len(self.skipped) != 1 else ''} skipped")
-        if self.clamped:
-            parts.append(f"{len(self.clamped)} clamped to its largest grant ({self.largest})")
-        plural = "s" if len(self.refused) != 1 else ""
-        return (f"{allocator}: {' and '.join(parts)}: it cannot grant the request{plural} {shown_requests} even on "
-                "the empty machine")
-
-
-def takes_counts(allocator: Any) -> bool:
-    """Whether ``allocator`` takes a processor count where its topology's request is something else
-    (``accepts_counts``: the non-contiguous mesh allocators, which grant exactly ``n`` nodes)."""
-    return bool(getattr(allocator, "accepts_counts", False))
-
-
-def requests_for_allocator(jobs: Any, allocator: Any) -> Any:
-    """A trace's ``jobs`` with the request ``allocator`` is given for each job's processor count.
-
-    A trace read for a topology asks, for a job of ``n`` processors, what the topology's request
-    for ``n`` is (:func:`~scheduling.workloads.swf.load_swf`: the near-square ``(w, h)`` submesh
-    on a mesh, ``w * h >= n``). An allocator that takes counts (``accepts_counts``, the
-    non-contiguous mesh allocators) is given ``n`` itself instead, so it is offered the load the
-    trace recorded, not the near-square's ``w * h`` (on LANL-CM5 a 32-processor job would
-    otherwise get 36 nodes, a 512-processor job 529); the other allocators get the requests as
-    read (the contiguous ones need the shape). The jobs are otherwise the same -- ids, arrivals,
-    run times, estimates, records -- so allocators compared on one trace see common random
-    numbers. A job without a recorded ``size`` keeps its request. ``jobs`` is returned unchanged
-    (the same object) when no request changes. O(jobs).
-
-    >>> from topologies import Mesh
-    >>> from topoalloc.mesh import FirstFit, Random
-    >>> from scheduling.kernel.jobs import Job
-    >>> jobs = [Job(0, 0.0, (6, 6), 5.0, size=32), Job(1, 1.0, (1, 1), 2.0, size=1)]
-    >>> [j.request for j in requests_for_allocator(jobs, Random(Mesh(32, 32)))]
-    [32, 1]
-    >>> requests_for_allocator(jobs, FirstFit(Mesh(32, 32))) is jobs
-    True
-    """
-    if not takes_counts(allocator):
-        return jobs
-    changed = False
-    out = []
-    for j in jobs:
-        n = j.size
-        if n is not None and j.request != n:
-            j = dataclasses.replace(j, request=int(n))
-            changed = True
-        out.append(j)
-    return out if changed else jobs
-
-
-def describe_requests(jobs: Any, allocator: Any, label: str, examples: int = 2) -> str:
-    """One line for a replay's report: what a job's processor count becomes on ``allocator``
-    (labelled ``label``), with the trace's most frequent counts as ``examples`` (larger counts
-    first on a tie), and the processors the jobs ask for against those the allocator grants for
-    their requests (:meth:`~topoalloc.Allocator.request_size`; a request it cannot take is
-    counted as asked). ``jobs`` are the trace's jobs as read for the topology
-    (:func:`requests_for_allocator` is applied here). O(jobs) plus one ``request_size`` per
-    distinct request.
-
-    >>> from topologies import Mesh
-    >>> from topoalloc.mesh import FirstFit, Random
-    >>> from scheduling.kernel.jobs import Job
-    >>> jobs = [Job(0, 0.0, (6, 6), 5.0, size=32), Job(1, 1.0, (6, 6), 2.0, size=32)]
-    >>> describe_requests(jobs, FirstFit(Mesh(32, 32)), "FirstFit")
-    'FirstFit: a count n asks for (w, h) (32 -> (6, 6), 36 processors); 64 processors asked, 72 granted (+12.5%)'
-    >>> describe_requests(jobs, Random(Mesh(32, 32)), "Random")
-    'Random: a count n asks for n processors (32 -> 32); 64 processors asked, 64 granted'
-    """
-    from topologies import RequestError
-
-    given = requests_for_allocator(jobs, allocator)
-    granted_for: dict[Any, int | None] = {}
-    per_size: dict[int, list[Any]] = {}  # count -> [jobs, its request]
-    asked = granted = 0
-    every_count = True  # every request is the job's processor count
-    for j, g in zip(jobs, given, strict=True):
-        n = j.size if j.size is not None else None
-        r = g.request
-        if r not in granted_for:
-            try:
-                granted_for[r] = allocator.request_size(r)
-            except (RequestError, TypeError):
-                granted_for[r] = None
-        got = granted_for[r]
-        if n is None:
-            n = got if got is not None else 0
-        every_count = every_count and r == n and type(r) is int
-        asked += n
-        granted += got if got is not None else n
-        entry = per_size.setdefault(n, [0, r])
-        entry[0] += 1
-    if every_count:
-        rule = "a count n asks for n processors"
-    else:
-        kind = getattr(allocator.topology, "request_kind", "a request")
-        kind = {"a (width, height) pair": "(w, h)"}.get(kind, kind)
-        rule = f"a count n asks for {kind}"
-    top = sorted(per_size.items(), key=lambda kv: (-kv[1][0], -kv[0]))[:examples]
-    shown = []
-    for n, (_, r) in top:
-        got = granted_for.get(r)
-        if r == n:
-            shown.append(f"{n} -> {r!r}")
-        else:
-            shown.append(f"{n} -> {r!r}, {got if got is not None else '?'} processors")
-    line = f"{label}: {rule} ({'; '.join(shown)}); {asked} processors asked, {granted} granted"
-    if asked and granted != asked:
-        line += f" ({(granted - asked) / asked:+.1%})"
-    return line
-
-
-def fit_to_allocator(jobs: Any, allocator: Any, too_large: str = "skip") -> AllocatorFit:
-    """A trace's ``jobs`` (an iterable of :class:`~scheduling.kernel.jobs.Job` that fit the machine) made
-    to fit what ``allocator`` can grant: a job whose request the allocator cannot place even on the
-    empty machine (a DHC forest's largest tree is smaller than the machine; a tree allocator bound
-    to one rack) is skipped (``too_large="skip"``), or, with ``"clamp"``, a processor-count request
-    is cut to the largest count the allocator places on the empty machine (found by bisection,
-    taking placeability to be monotone in the count; other requests are skipped), or, with
-    ``"error"``, kept (the simulation then reports the configuration as one that cannot run).
-    ``jobs`` is returned unchanged (the same object) when every request fits. O(jobs) plus one
-    empty-machine :meth:`~topoalloc.Allocator.place_in` per distinct request.
-
-    >>> from topologies import Flat
-    >>> from topoalloc import DHCTree
-    >>> from scheduling.kernel.jobs import Job
-    >>> jobs = [Job(0, 0.0, 79, 1.0), Job(1, 1.0, 8, 1.0)]
-    >>> fit = fit_to_allocator(jobs, DHCTree(Flat(100)))
-    >>> [j.id for j in fit.jobs], fit.skipped
-    ([1], (0,))
-    >>> [j.request for j in fit_to_allocator(jobs, DHCTree(Flat(100)), "clamp").jobs]
-    [64, 8]
-    """
-    from topologies import RequestError
-
-    if too_large not in ("skip", "clamp", "error"):
-        raise ValueError(f"too_large must be 'skip', 'clamp' or 'error', got {too_large!r}")
-    everything = np.ones(allocator.size, dtype=bool)
-
-    def grants(request: Any) -> bool:
-        try:
-            return allocator.place_in(request, everything) is not None
-        except RequestError:
-            return False
-
-    ok: dict[Any, bool] = {}
-    for j in jobs:
-        if j.request not in ok:
-            ok[j.request] = grants(j.request)
-    refused = tuple(r for r, good in ok.items() if not good)
-    if not refused or too_large == "error":
-        return AllocatorFit(jobs, refused=refused)
-    largest = None
-    if too_large == "clamp" and any(isinstance(r, (int, np.integer)) for r in refused):
-        lo, hi = 0, allocator.size  # grants(lo) (or lo == 0), not grants(hi + 1)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if grants(mid):
-                lo = mid
-            else:
-                hi = mid - 1
-        largest = lo or None
-    kept, skipped, clamped = [], [], []
-    for j in jobs:
-        if ok[j.request]:
-            kept.append(j)
-        elif largest is not None and isinstance(j.request, (int, np.integer)):
-            kept.append(dataclasses.replace(j, request=largest, size=largest))
-            clamped.append(j.id)
-        else:
-            skipped.append(j.id)
-    return AllocatorFit(kept, tuple(skipped), tuple(clamped), largest, refused)
-
-
 def _fairness(table: np.ndarray) -> dict[str, list]:
     """Per requested size: job ``count``, ``sum`` of turnaround times, and the sums of run times
     (``service``) and queueing times (``queueing``, first start - arrival) that seed 004's per-class
@@ -494,130 +249,6 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-# -- executors --------------------------------------------------------------------------------------
-class Executor(Protocol):
-    """Runs ``fn`` on every task and yields the results as they finish, in any order."""
-
-    def map_unordered(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]: ...
-
-    def close(self) -> None: ...
-
-
-def _watch_parent(parent: int, interval: float = 0.25) -> None:
-    """Worker initializer: a daemon thread ends this process as soon as its parent ``parent`` is
-    gone (the worker is re-parented, so ``os.getppid()`` changes), e.g. when the command was killed
-    with SIGKILL and could not shut its pool down. Without it the workers would keep running
-    their simulations (and wait for more) until the machine stops them."""
-    import threading
-
-    first = os.getppid()  # ``parent`` itself, or a fork server's pid under other start methods
-
-    def gone() -> bool:
-        if os.getppid() != first:
-            return True
-        if os.name == "posix":  # (os.kill terminates the process on Windows)
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                return True
-            except OSError:
-                pass
-        return False
-
-    def watch() -> None:
-        while not gone():
-            time.sleep(interval)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="topoalloc-parent-watch", daemon=True).start()
-
-
-class LocalExecutor:
-    """Worker processes on this machine (``workers``, default ``os.cpu_count()``); with one worker
-    or one task, runs in this process. At most ``2 * workers`` tasks are queued at a time, so an
-    interrupted sweep stops promptly and loses only the running tasks. A worker exits within a
-    quarter of a second when the process that started it dies (:func:`_watch_parent`)."""
-
-    def __init__(self, workers: int | None = None) -> None:
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise ValueError(f"workers must be a positive integer, got {workers!r}")
-        self.workers = workers or os.cpu_count() or 1
-
-    def map_unordered(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
-        tasks = list(tasks)
-        if self.workers == 1 or len(tasks) <= 1:
-            for t in tasks:
-                yield fn(t)
-            return
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # only with workers
-
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), initializer=_watch_parent,
-                                   initargs=(os.getpid(),))
-        pending: set = set()
-        it = iter(tasks)
-        try:
-            for t in it:
-                pending.add(pool.submit(fn, t))
-                if len(pending) >= 2 * self.workers:
-                    break
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield f.result()
-                    nxt = next(it, None)
-                    if nxt is not None:
-                        pending.add(pool.submit(fn, nxt))
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    def close(self) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"LocalExecutor(workers={self.workers})"
-
-
-class DaskExecutor:
-    """Tasks on a Dask distributed cluster: ``address`` (``"tcp://scheduler:8786"``) or a
-    ``distributed.Client``. The workers need ``topoalloc`` installed (same version). Needs the
-    ``dask`` extra: ``pip install 'topoalloc[dask]'``."""
-
-    def __init__(self, address: Any) -> None:
-        try:
-            import distributed
-        except ImportError:
-            raise ImportError("--dask needs dask.distributed: pip install 'topoalloc[dask]'") from None
-        if isinstance(address, distributed.Client):
-            self.client, self._own = address, False
-        else:
-            self.client, self._own = distributed.Client(address), True
-
-    def map_unordered(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
-        from distributed import as_completed
-
-        tasks = list(tasks)
-        if not tasks:
-            return
-        futures = self.client.map(fn, tasks, pure=False)
-        try:
-            for _, result in as_completed(futures, with_results=True):
-                yield result
-        finally:
-            self.client.cancel(futures)
-
-    def close(self) -> None:
-        if self._own:
-            self.client.close()
-
-    def __repr__(self) -> str:
-        return f"DaskExecutor({self.client!r})"
-
-
-def make_executor(workers: int | None = None, dask: Any = None) -> Executor:
-    """A :class:`DaskExecutor` if ``dask`` (an address or client) is given, else a :class:`LocalExecutor`."""
-    return DaskExecutor(dask) if dask else LocalExecutor(workers)
-
-
 # -- sweeps -----------------------------------------------------------------------------------------
 @dataclass
 class RunStats:
@@ -633,7 +264,7 @@ class RunStats:
 
 
 def replications_wanted(rows: list[dict[str, Any]], rule: Any) -> int:
-    """How many replications ``rule`` (a count or a :class:`~scheduling.experiments.config.Target`)
+    """How many replications ``rule`` (a count or a :class:`~scheduling.experiments.schema.Target`)
     asks of a point whose stored ``rows`` are ``rows`` (any order). A count is itself. A target
     replays the rounds :func:`run_points` makes: ``min_runs``, then :func:`replications_needed` of
     the values of replications ``0 .. n-1`` until it asks for no more than it has; a point with a
@@ -699,15 +330,15 @@ def backlog_unbounded(row: dict[str, Any]) -> bool:
 def mark_short_of_target(summaries: Iterable[Any], plan: Iterable[tuple[Point, Any]],
                          rows: Iterable[dict[str, Any]]) -> list[Any]:
     """Mark (``short_of_target = True``) and return the summaries of the points of ``plan`` (a
-    study's :meth:`~scheduling.experiments.config.Study.plan`) whose rule is a
-    :class:`~scheduling.experiments.config.Target` and that stopped at its ``max_runs`` with the
+    study's :meth:`~scheduling.experiments.schema.Study.plan`) whose rule is a
+    :class:`~scheduling.experiments.schema.Target` and that stopped at its ``max_runs`` with the
     relative 95% half-width of its metric over their ``rows`` still above ``relative`` (the
     measure :func:`replications_needed` uses). Points with a saturated run are not marked: they
     stop at the runs they have by design (:func:`replications_wanted`; tables mark them ``sat`` or
     ``*``).
 
     >>> from scheduling.experiments.report import PointSummary
-    >>> from scheduling.experiments.config import Target
+    >>> from scheduling.experiments.schema import Target
     >>> class P:
     ...     point_id = "p"
     >>> s = PointSummary("p", "e", "cube:8", "Buddy", "FCFS", 0.5, {}, 3)
@@ -803,7 +434,7 @@ def run_points(
     on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunStats:
     """Run ``plan``, a list of ``(point, replications)`` where ``replications`` is a count or a
-    :class:`~scheduling.experiments.config.Target`, skipping stored rows (see :func:`run_study`)."""
+    :class:`~scheduling.experiments.schema.Target`, skipping stored rows (see :func:`run_study`)."""
     executor = executor if executor is not None else LocalExecutor()
     done = store.done()
     stats = RunStats()
@@ -849,80 +480,3 @@ def run_points(
             break
     stats.seconds = time.perf_counter() - t_start
     return stats
-
-
-# -- traces -----------------------------------------------------------------------------------------
-def trace_points(
-    path: str | Path,
-    topology: TopologySpec,
-    allocators: Iterable[Component],
-    policies: Iterable[str],
-    *,
-    loads: Iterable[float] | None = None,
-    experiment: str | None = None,
-    jobs: int | None = None,
-    warmup: int = 0,
-    too_large: str = "skip",
-    constraints: dict[str, Any] | None = None,
-) -> list[Point]:
-    """Points replaying trace ``path`` on ``topology`` under each allocator and policy, one
-    replication each (a trace is one sample). Without ``loads`` the trace runs as recorded (the
-    point's load is ``None``); with ``loads`` its arrivals are compressed or stretched to each
-    offered load (:meth:`~scheduling.workloads.swf.SWFTrace.rate_factor_for` on the topology's
-    size). ``too_large``: what happens to jobs larger than the machine (``"skip"``, ``"clamp"``,
-    ``"error"``, as :func:`~scheduling.workloads.swf.load_swf`). ``constraints``: a
-    ``[constraints]`` table (:mod:`scheduling.workloads.constraints`) attaching topology constraints
-    to the jobs on a switch tree. The trace is identified by its name and SHA-256 (not its path), so
-    a moved copy resumes the same rows."""
-    p = Path(path)
-    digest = hashlib.sha256(p.read_bytes()).hexdigest()
-    base = {"trace": str(p), "name": p.name, "sha256": digest}
-    if too_large != "skip":  # only then: the points of earlier replays keep their identity
-        base["too_large"] = too_large
-    if constraints is not None:
-        base["constraints"] = constraints
-    name = experiment or f"replay/{p.name}"
-    works: list[tuple[float | None, dict[str, Any]]] = []
-    if loads is None:
-        works.append((None, {**base, "rate_factor": 1.0}))
-    else:
-        trace = read_trace(p, topology, too_large=too_large)
-        for load in loads:
-            works.append((float(load), {**base, "rate_factor": trace.rate_factor_for(float(load), topology.size)}))
-    allocators = list(allocators)
-    counted = _count_takers(topology, allocators)
-    return [_TracePoint(name, topology, a, pol, {**work, "requests": "counts"} if a in counted else work, load, jobs,
-                        warmup, 0)
-            for a in allocators for pol in policies for load, work in works]
-
-
-def _count_takers(topology: TopologySpec, allocators: list[Component]) -> list[Component]:
-    """The ``allocators`` that are given processor counts where the topology's request is a shape
-    (:func:`requests_for_allocator`: the non-contiguous ones on a mesh). Their points say so in
-    their workload (``"requests": "counts"``), so a store written when they were given the
-    near-square shape does not pass its rows off as theirs; the other points keep their identity."""
-    if topology.kind != "mesh":
-        return []
-    machine = topology.build()
-    out = []
-    for a in allocators:
-        try:
-            allocator = registry.make_allocator(a.name, machine, a.kwargs)
-        except Exception:  # an allocator that cannot be built here: its run reports it
-            continue
-        if takes_counts(allocator):
-            out.append(a)
-    return out
-
-
-@dataclass(frozen=True)
-class _TracePoint(Point):
-    """A :class:`Point` whose identity leaves out the trace's path (its digest identifies it)."""
-
-    @property
-    def point_id(self) -> str:
-        from .config import canonical_json
-
-        cfg = self.config()
-        cfg["workload"] = {k: v for k, v in cfg["workload"].items() if k != "trace"}
-        return hashlib.sha256(canonical_json(cfg).encode()).hexdigest()[:20]

@@ -26,8 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .config import Point, Study
-from .runner import Executor, run_points
+from .executors import Executor
+from .runner import run_points
+from .schema import Point, Study
 from .store import ResultStore
 
 __all__ = ["SaturationLoad", "saturation_loads", "format_saturation", "PROBE_JOBS"]

@@ -11,7 +11,7 @@ is either fully stored or not at all; ``(point_id, replication)`` is the primary
 a sweep skips what is stored (:meth:`ResultStore.done`) and an interrupted sweep resumes.
 
 **Identity.** The digest covers everything a result depends on (see
-:class:`~scheduling.experiments.config.Point`): a run with other ``jobs``, warm-up, workload, policy
+:class:`~scheduling.experiments.schema.Point`): a run with other ``jobs``, warm-up, workload, policy
 or allocator parameters, seed or simulation semantics has another ``point_id`` and is computed
 afresh; readers select rows by the point ids and replication counts of the configuration asked for
 (:func:`~scheduling.experiments.runner.study_rows`), so a table never mixes configurations. The
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel.semantics import SIMULATION_SEMANTICS
-from .config import METRICS
+from .schema import METRICS
 
 __all__ = ["ResultStore", "StoreVersionError", "package_version", "ROW_COLUMNS", "TIMING_COLUMNS", "SCHEMA_VERSION"]
 

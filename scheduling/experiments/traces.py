@@ -11,7 +11,7 @@
 Parameters (:func:`trace_workload`):
 
 * ``file`` -- the trace's **name** in the traces directory, found with
-  :func:`~scheduling.workloads.swf.trace_path` (``$TOPOALLOC_TRACES``, default ``../shared/traces``;
+  :func:`~scheduling.formats.trace_files.trace_path` (``$TOPOALLOC_TRACES``, default ``../shared/traces``;
   the suffixes ``.swf``/``.swf.gz`` may be left out). Paths are refused, so an experiment file and
   its stored configuration name no machine's directories. A missing trace is reported when the file
   is loaded, naming the trace, the directory and ``TOPOALLOC_TRACES``.
@@ -21,7 +21,7 @@ Parameters (:func:`trace_workload`):
   submit times in ``[start, end)`` seconds from the log's start. At most one of the two.
 * ``too_large`` -- jobs larger than the machine: ``"skip"`` (default), ``"clamp"`` or ``"error"``;
   ``size`` -- ``"requested"`` (default) or ``"allocated"`` processors
-  (:func:`~scheduling.workloads.swf.load_swf`).
+  (:func:`~scheduling.formats.swf_load.load_swf`).
 * ``nonzero_cpu`` -- keep only jobs whose average CPU time is positive (seed 004 §5 keeps the jobs
   "with nonzero CPU time"; ``-1``, unknown, is dropped too).
 * ``known_wait`` -- keep only jobs whose recorded wait (SWF field 3) is known (not ``-1``): the
@@ -32,7 +32,7 @@ Parameters (:func:`trace_workload`):
 
 **Loads.** A point's ``load`` is ``None`` for the recorded rate (tables print ``trace``) or an
 offered load: every arrival gap is divided by ``load / offered_load`` of the kept jobs on the
-machine (:func:`~scheduling.workloads.swf.offered_load`; the first arrival stays). A trace is one
+machine (:func:`~scheduling.formats.swf_load.offered_load`; the first arrival stays). A trace is one
 sample: the seed is not used and experiments default to one replication. The model makes
 processor-count requests (``flat`` topologies, and switch trees, where a count is a request and a
 ``[constraints]`` table may attach topology constraints); ``topoalloc replay`` replays a trace on a
@@ -55,7 +55,7 @@ from .._validate import check_int, check_real
 
 __all__ = ["TraceParameterError", "TraceWorkload", "trace_workload", "month_window", "TRACE_SIZE_FIELDS", "TOO_LARGE"]
 
-#: Allowed ``too_large`` values and ``size`` fields (those of :func:`~scheduling.workloads.swf.load_swf`).
+#: Allowed ``too_large`` values and ``size`` fields (those of :func:`~scheduling.formats.swf_load.load_swf`).
 TOO_LARGE = ("skip", "clamp", "error")
 TRACE_SIZE_FIELDS = ("requested", "allocated")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
@@ -74,7 +74,7 @@ def month_window(header: Any, month: str) -> tuple[float, float]:
     log's time zone (see the module docstring); :class:`ValueError` when the header has no
     ``UnixStartTime`` or the month begins before the log.
 
-    >>> from scheduling.workloads.swf import SWFHeader
+    >>> from scheduling.formats import SWFHeader
     >>> month_window(SWFHeader(unix_start_time=0, time_zone_string="UTC"), "1970-02")
     (2678400.0, 5097600.0)
     """
@@ -107,7 +107,7 @@ def _window_jobs(path: str, _mtime: int, machine_size: int, window: tuple[float,
                  size: str) -> tuple[tuple[Any, ...], Any]:
     from topologies import Flat
 
-    from ..workloads.swf import load_swf
+    from ..formats.swf_load import load_swf
 
     trace = load_swf(path, topology=Flat(machine_size), window=window, too_large=too_large, size=size)
     return tuple(trace), trace.report
@@ -161,7 +161,7 @@ class TraceWorkload:
 
     def offered_load(self) -> float:
         """The recorded offered load of the kept jobs on the machine."""
-        from ..workloads.swf import offered_load
+        from ..formats.swf_load import offered_load
 
         return offered_load(self.recorded(), self.machine_size)
 
@@ -184,10 +184,11 @@ def trace_workload(load: float | None, machine_size: int, *, file: str | None = 
                    size: str = "requested", nonzero_cpu: bool = False, limit: int | None = None,
                    known_wait: bool = False) -> TraceWorkload:
     """The ``Trace`` workload model's factory (see the module docstring). Raises
-    :class:`~scheduling.workloads.swf.TraceNotFoundError` (a :class:`FileNotFoundError`) when the
+    :class:`~scheduling.formats.trace_files.TraceNotFoundError` (a :class:`FileNotFoundError`) when the
     trace is not in the traces directory and :class:`ValueError` naming the parameter for a bad
     value."""
-    from ..workloads.swf import TRACES_ENV, load_swf, trace_path
+    from ..formats.swf_load import load_swf
+    from ..formats.trace_files import TRACES_ENV, trace_path
 
     if file is None:
         raise TraceParameterError("file", "Trace: file (the trace's name in the traces directory) is required")

@@ -238,7 +238,7 @@ class Simulator:
     allocation changed), and on a mesh or a cube the table gains the per-job locality columns
     ``mean_hops`` and ``components`` (:mod:`topoalloc.locality`). Off by default: keeping the
     grants alive and computing the columns costs time and memory the common case does not need
-    (the README's benchmark table gives the cost on the 32x32 FCFS run).
+    (docs/placement.md gives the cost on the 32x32 FCFS run).
 
     ``record_contention`` (with ``record_placement``'s columns) adds ``max_link_load``: the most
     jobs that ever shared the busiest link of a job's all-to-all routes while it ran, itself

@@ -79,7 +79,7 @@ __all__ = [
 
 #: Policy classes defined in the lazily imported modules: attribute -> module.
 _LAZY_ATTRS = {
-    **dict.fromkeys(("EASY", "Conservative"), "backfilling"),  # seed 004 §2.2
+    **dict.fromkeys(("EASY", "Conservative"), "backfill"),  # seed 004 §2.2
     **dict.fromkeys(("ASP", "DowneyStrategy"), "downey"),  # seed 001
     **dict.fromkeys(("EQUI", "APEQUI", "STEQUI", "EQUALEFF", "STEQUALEFF", "OPTEFF"), "efficiency"),  # seed 003
     "Gang": "gang",  # seed 004 §2.3-2.6

@@ -2,7 +2,9 @@
 "Performance Evaluation of Gang Scheduling for Parallel and Distributed Multiprogramming"
 (seed 004): vanilla (§2.3), push-down (§2.4), job migration from the root or from the leaves
 (§2.5), machines that are not a power of two (§2.6), first-fit and weight-oriented job assignment
-(§3), the simulator's event rules (§4) and the rho-based quanta heuristic (§7.2).
+(§3), the simulator's event rules (§4) and the rho-based quanta heuristic (§7.2). A job's class,
+the classes each tree serves per slot and the quanta are computed by
+:mod:`scheduling.policies.gang_slots`.
 
 Registered names (see :func:`scheduling.policies.get`):
 
@@ -24,9 +26,8 @@ push-down's name, ``switch_charge="every-slot"`` adds ``-EverySlot``).
 
 from __future__ import annotations
 
-import math
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,10 +38,10 @@ from .._validate import check_bool, check_real
 from ..kernel.actions import Action, Resume, Start, Suspend, Timer
 from ..kernel.jobs import Job
 from .base import Policy
+from .gang_slots import GangError, job_class, rho_quanta, served_classes
 from .registry import register
 
-__all__ = ["Gang", "GangJobStats", "GangError", "job_class", "rho_quanta", "served_classes", "VARIANTS", "TREES",
-           "SWITCH_CHARGES"]
+__all__ = ["Gang", "GangJobStats", "VARIANTS", "TREES", "SWITCH_CHARGES"]
 
 #: The four schedulers of seed 004 §2.3–2.5, as :class:`Gang` ``variant`` values.
 VARIANTS = ("vanilla", "pushdown", "migrate-root", "migrate-leaves")
@@ -52,85 +53,6 @@ SWITCH_CHARGES = ("resumed", "every-slot")
 _NAMES = {"vanilla": "Gang-Vanilla", "pushdown": "Gang-PushDown", "migrate-root": "Gang-Migrate-Root",
           "migrate-leaves": "Gang-Migrate-Leaves"}
 _TIMER_TAG = "gang-slot"
-
-
-class GangError(ValueError):
-    """A bad gang-scheduler parameter (the message names the value)."""
-
-
-def job_class(p: int, size: int) -> int:
-    """Seed 004 §5's class of a ``p``-processor job on a ``size``-processor machine: ``i`` with
-    ``2^(i-1) < p <= 2^i`` (class 0: ``p = 1``).
-
-    >>> job_class(1, 320), job_class(2, 320), job_class(3, 320), job_class(256, 320), job_class(300, 320)
-    (0, 1, 2, 8, 9)
-    """
-    if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= size:
-        raise GangError(f"a job of {p!r} processors has no class on a {size}-processor machine")
-    return (p - 1).bit_length()
-
-
-def served_classes(size: int) -> list[list[int]]:
-    """``served[t][s]``: the class tree ``t`` of the DHC forest serves in time slot ``s``.
-
-    Slots are numbered like the classes, ``0 .. L-1`` with ``L = ceil(log2 size) + 1``; slot ``s``
-    serves class ``s`` in the largest tree. On a machine that is not a power of two (§2.6) the top
-    slot ``L-1`` configures the whole machine as one partition (class ``L-1`` holds the jobs larger
-    than the largest tree), and a smaller tree of height ``h`` serves, in slots ``h+1 .. L-2``, the
-    classes ``(s - h - 1) mod (h + 1)``: for 320 = 256 + 64 the 64-tree serves classes 1 and 0 while
-    the 256-tree serves classes 8 and 7, and both serve class ``s`` from slot 6 down, as §2.6 says.
-    (The modulus generalises §2.6 to forests whose height gaps exceed the smaller tree's height.)
-
-    >>> served_classes(320)[1]
-    [0, 1, 2, 3, 4, 5, 6, 0, 1, 9]
-    >>> served_classes(8)
-    [[0, 1, 2, 3]]
-    """
-    sizes = forest_sizes(size)
-    heights = [s.bit_length() - 1 for s in sizes]
-    whole = len(sizes) > 1
-    L = heights[0] + 1 + whole
-    out = []
-    for h in heights:
-        row = []
-        for s in range(L):
-            if whole and s == L - 1:
-                row.append(L - 1)
-            elif s <= h:
-                row.append(s)
-            else:
-                row.append((s - h - 1) % (h + 1))
-        out.append(row)
-    return out
-
-
-def rho_quanta(rho: Sequence[float], cycle: float, floor: float = 0.1) -> list[float]:
-    """Seed 004 §7.2's quanta: class ``i`` gets ``(rho_i / rho) T`` of the cycle ``T``, with
-    ``rho = sum(rho_i)``.
-
-    Interpretation: a class with no work the day before would get a zero quantum and starve under
-    the vanilla scheduler, so every class first gets ``floor * T / L`` and the rest of the cycle is
-    shared in proportion to ``rho_i``: ``q_i = f + (T - L f) rho_i / rho`` with ``f = floor T / L``
-    (``floor = 0`` is the paper's formula). The quanta always sum to ``T``; all ``rho_i = 0`` gives
-    the uniform quanta ``T / L``.
-
-    >>> rho_quanta([0.0, 0.3, 0.1], 30.0, floor=0.0)
-    [0.0, 22.5, 7.5]
-    >>> rho_quanta([0.0, 0.0], 10.0)
-    [5.0, 5.0]
-    """
-    L = len(rho)
-    if L == 0:
-        raise GangError("rho_quanta needs at least one class")
-    if not 0.0 <= floor <= 1.0:
-        raise GangError(f"floor must be in [0, 1], got {floor!r}")
-    if any(not r >= 0.0 for r in rho):
-        raise GangError(f"relative utilisations must be >= 0, got {list(rho)!r}")
-    total = math.fsum(rho)
-    if total <= 0:
-        return [cycle / L] * L
-    f = floor * cycle / L
-    return [f + (cycle - L * f) * r / total for r in rho]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,14 +102,13 @@ class _G:
 class Gang(Policy):
     """DHC gang scheduling (seed 004 §2.3–2.6, §3, §4, §7.2) on a :class:`~topoalloc.DHCTree`.
 
-    **Classes and slots.** A ``p``-processor job belongs to class ``i`` with ``2^(i-1) < p <= 2^i``
-    and runs on a whole class-``i`` partition (``2^i`` aligned processors of the DHC forest; its run
-    time is the trace's, on that partition). There are ``L = ceil(log2 P) + 1`` classes, one FCFS
-    queue each, and ``L`` time slots per timeplexing cycle ``T``, visited in the order
-    ``L-1, L-2, ..., 0, L-1, ...`` (§2.3: from class ``i`` to ``i - 1`` modulo ``L``). Slot ``s``
-    lasts its quantum (``T / L``, or §7.2's rho-based share); which class each tree of the forest
-    serves in a slot is :func:`served_classes` (§2.6: 320 = 256 + 64, the top slot runs the whole
-    machine as one partition for the jobs of 257..320 processors).
+    **Classes and slots.** A ``p``-processor job belongs to class ``i`` with ``2^(i-1) < p <= 2^i`` and runs on a
+    whole class-``i`` partition (``2^i`` aligned processors of the DHC forest; its run time is the trace's, on that
+    partition). There are ``L = ceil(log2 P) + 1`` classes, one FCFS queue each, and ``L`` time slots per
+    timeplexing cycle ``T``, visited in the order ``L-1, L-2, ..., 0, L-1, ...`` (§2.3: from class ``i`` to
+    ``i - 1`` modulo ``L``). Slot ``s`` lasts its quantum (``T / L``, or §7.2's rho-based share); which class each
+    tree of the forest serves in a slot is :func:`~scheduling.policies.gang_slots.served_classes` (§2.6: 320 =
+    256 + 64, the top slot runs the whole machine as one partition for the jobs of 257..320 processors).
 
     **Switches** (§2.3, §4): at the end of a slot's quantum (a :class:`~scheduling.kernel.actions.Timer`),
     or at once when no job runs in the slot any more; a slot in which no job would run is skipped
@@ -223,19 +144,17 @@ class Gang(Policy):
       processors idle until the next slot) and the cycle is fixed (quanta are not cut short while
       any job runs). Jobs of the whole-machine class run only in the top slot.
 
-    **Trees of a forest** (``trees=``, §2.6). On a machine that is not a power of two,
-    ``"together"`` switches the whole forest at once (slots as in :func:`served_classes`; §2.6
-    for migration, which requires it). ``"independent"`` (the default for push-down, where §2.6
-    lets "the two trees proceed independently"): each tree rotates on its own over its slots
-    ``W, h, h-1, ..., 0`` (``W`` is the whole-machine slot, with the quantum of the top class;
-    slot ``s <= h`` serves class ``s`` and lasts that class's quantum), switching on its own
-    timer and at once when nothing runs in it, skipping slots without work. With no
-    whole-machine job waiting, ``W`` is pushed down into each tree like any idle partition (a tree's
-    jobs with no job above them run in it). With one, the trees meet: the whole-machine slot
-    comes when every tree has completed its rotation since the last one (an idle tree counts as
-    done) -- when the last one wraps round, the others are paused mid-slot and resume afterwards
-    with the rest of their quanta. Vanilla may use either (default together, §2.3's system-wide
-    switch); on a power of two both are the same schedule.
+    **Trees of a forest** (``trees=``, §2.6). On a machine that is not a power of two, ``"together"`` switches the
+    whole forest at once (slots as in :func:`~scheduling.policies.gang_slots.served_classes`; §2.6 for migration,
+    which requires it). ``"independent"`` (the default for push-down, where §2.6 lets "the two trees proceed
+    independently"): each tree rotates on its own over its slots ``W, h, h-1, ..., 0`` (``W`` is the whole-machine
+    slot, with the quantum of the top class; slot ``s <= h`` serves class ``s`` and lasts that class's quantum),
+    switching on its own timer and at once when nothing runs in it, skipping slots without work. With no
+    whole-machine job waiting, ``W`` is pushed down into each tree like any idle partition (a tree's jobs with no
+    job above them run in it). With one, the trees meet: the whole-machine slot comes when every tree has completed
+    its rotation since the last one (an idle tree counts as done) -- when the last one wraps round, the others are
+    paused mid-slot and resume afterwards with the rest of their quanta. Vanilla may use either (default together,
+    §2.3's system-wide switch); on a power of two both are the same schedule.
 
     **Assignment** (``assignment=``, §3): ``"first_fit"`` (leftmost free partition) or
     ``"weight"`` (lightest branch by the number of jobs assigned at and below each node); ``None``
@@ -248,7 +167,7 @@ class Gang(Policy):
 
     **Quanta** (``quanta=``): ``"uniform"`` (``T / L`` each) or ``"rho"`` (§7.2): at the first
     switch of each ``period`` (a day by default) the quantum of slot ``i`` becomes
-    :func:`rho_quanta` of the classes' relative utilisations over the previous period,
+    :func:`~scheduling.policies.gang_slots.rho_quanta` of the classes' relative utilisations over the previous period,
     ``rho_i = lambda_i 2^i / (mu_i P)``, measured as the work (run time x partition size) of the
     class-``i`` jobs that *arrived* in that period over ``P x period`` (the whole machine's
     processors for the whole-machine class). The first period, and a period after one with no

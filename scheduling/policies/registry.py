@@ -75,8 +75,10 @@ _FAMILIES: dict[str, PolicyFamily] = {}
 #: The families each lazily imported policy module (``scheduling.policies.<module>``) registers:
 #: ``(name, param, help)`` as the module passes them to :func:`register`.
 _BUILTIN: dict[str, tuple[tuple[str, str | None, str], ...]] = {
-    "backfilling": (
+    "backfill.easy": (
         ("EASY", None, "FCFS with EASY backfilling: a reservation for the head (seed 004 §2.2)"),
+    ),
+    "backfill.conservative": (
         ("Conservative", None, "FCFS with conservative backfilling: a reservation for every job"),
     ),
     "downey": (

@@ -8,7 +8,7 @@ intervals over seeds. ``expected`` is what the library asserts today: ``True`` f
 reproduces, ``False`` for a documented non-reproduction (the tests mark those
 ``xfail(strict=True)``, so a claim that starts to hold is noticed too). ``diagnosis`` points to
 the claim's section of ``docs/reproductions.md``. A claim that needs a shared trace finds it with
-:func:`~scheduling.workloads.swf.trace_path`; when the trace is absent, :func:`run_claim` reports
+:func:`~scheduling.formats.trace_files.trace_path`; when the trace is absent, :func:`run_claim` reports
 it skipped (the tests skip it with the same reason) instead of failing.
 
 Claims register themselves from one module per paper (:data:`PAPER_MODULES`), imported on
@@ -65,7 +65,7 @@ class Outcome:
 def run_claim(claim: Claim, size: Size) -> Outcome:
     """Run ``claim`` at ``size``; a claim whose trace is missing (:class:`TraceNotFoundError`, whose
     message names the directory and ``TOPOALLOC_TRACES``) gives a skipped :class:`Outcome`."""
-    from ..workloads.swf import TraceNotFoundError
+    from ..formats.trace_files import TraceNotFoundError
 
     try:
         return claim.run(size)

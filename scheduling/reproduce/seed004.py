@@ -4,7 +4,7 @@ comparisons of the distributed hierarchical control (DHC) gang schedulers with E
 context-switch costs of Figs. 8-9.
 
 Workload (§5): the jobs of August 1996 (US/Eastern) of the CTC SP2 log
-(``CTC-SP2-1996-3.1-cln.swf.gz``, found with :func:`~scheduling.workloads.swf.trace_path`) with at
+(``CTC-SP2-1996-3.1-cln.swf.gz``, found with :func:`~scheduling.formats.trace_files.trace_path`) with at
 most 320 processors and nonzero CPU time, 7,083 jobs, on 320 processors (a DHC forest 256 + 64).
 The paper's EASY-LL is the production schedule: the log's recorded waits replayed
 (:class:`~scheduling.policies.Recorded`). Classes are §5's (``2^(i-1) < p <= 2^i``); schedulers are

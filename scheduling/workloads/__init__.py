@@ -1,5 +1,7 @@
-"""Workloads: synthetic job streams and their distributions; SWF traces (:mod:`.swf`); topology
-constraints attached by rule (:mod:`.constraints`) and the switch-tree workloads (:mod:`.trees`).
+"""Workloads: synthetic job streams and their distributions; topology constraints attached by rule
+(:mod:`.constraints`) and the switch-tree workloads (:mod:`.trees`). SWF traces are read and
+written by :mod:`scheduling.formats`; their names (``load_swf``, ``SWFTrace``, ``write_swf``,
+``trace_path``, ...) are exported here too.
 
 Each name is imported from its module on first access (PEP 562): replaying a trace does not
 import the synthetic distributions, and the reverse.
@@ -10,6 +12,12 @@ from typing import TYPE_CHECKING
 from .._lazy import attach
 
 if TYPE_CHECKING:
+    from ..formats.placements import PlacementFileError, read_placements, write_placements
+    from ..formats.swf_load import SWFTrace, load_swf
+    from ..formats.swf_read import read_swf
+    from ..formats.swf_records import SkippedLine, SWFError, SWFHeader, SWFReadError, SWFRecord, SWFReport, SWFWarning
+    from ..formats.swf_write import write_records, write_swf
+    from ..formats.trace_files import TraceNotFoundError, trace_path, traces_dir
     from .constraints import (
         Constrained,
         LevelBySize,
@@ -39,24 +47,6 @@ if TYPE_CHECKING:
     from .downey import Downey
     from .ismail_dynamic import ISMAIL_DYNAMIC_EXECUTION, Labelled, ismail_dynamic
     from .offered import LOAD_BASES, granted_ratio, mean_granted_size
-    from .placements import PlacementFileError, read_placements, write_placements
-    from .swf import (
-        SkippedLine,
-        SWFError,
-        SWFHeader,
-        SWFReadError,
-        SWFRecord,
-        SWFReport,
-        SWFTrace,
-        SWFWarning,
-        TraceNotFoundError,
-        load_swf,
-        read_swf,
-        trace_path,
-        traces_dir,
-        write_records,
-        write_swf,
-    )
     from .synthetic import STREAMS, Synthetic, arrival_rate, offered_load, streams
     from .trees import KUEUE_4634_LEVELS, KUEUE_4634_NAMES, hero_mix, kueue_tree
 
@@ -132,11 +122,13 @@ _LAZY_ATTRS = {
     "Downey": "downey",
     **dict.fromkeys(("ISMAIL_DYNAMIC_EXECUTION", "Labelled", "ismail_dynamic"), "ismail_dynamic"),
     **dict.fromkeys(("LOAD_BASES", "granted_ratio", "mean_granted_size"), "offered"),
-    **dict.fromkeys(("PlacementFileError", "read_placements", "write_placements"), "placements"),
-    **dict.fromkeys((
-        "SkippedLine", "SWFError", "SWFHeader", "SWFReadError", "SWFRecord", "SWFReport", "SWFTrace", "SWFWarning",
-        "TraceNotFoundError", "load_swf", "read_swf", "trace_path", "traces_dir", "write_records", "write_swf"
-    ), "swf"),
+    **dict.fromkeys(("PlacementFileError", "read_placements", "write_placements"), "..formats.placements"),
+    **dict.fromkeys(("SkippedLine", "SWFError", "SWFHeader", "SWFReadError", "SWFRecord", "SWFReport", "SWFWarning"),
+                    "..formats.swf_records"),
+    "read_swf": "..formats.swf_read",
+    **dict.fromkeys(("SWFTrace", "load_swf"), "..formats.swf_load"),
+    **dict.fromkeys(("write_records", "write_swf"), "..formats.swf_write"),
+    **dict.fromkeys(("TraceNotFoundError", "trace_path", "traces_dir"), "..formats.trace_files"),
     **dict.fromkeys(("STREAMS", "Synthetic", "arrival_rate", "offered_load", "streams"), "synthetic"),
 }
 __getattr__, __dir__ = attach(__name__, _LAZY_ATTRS, modules={*_LAZY_ATTRS.values(), "ismail"},

@@ -279,7 +279,7 @@ RULE_KEYS: dict[str, dict[str, str]] = {
 
 
 def rule_from_json(table: Mapping[str, Any]) -> Any:
-    """The rule a ``[constraints]`` table (or :meth:`to_json`) describes. :class:`KeyError` names
+    """The rule a ``[constraints]`` table (or a rule's ``to_json()``) describes. :class:`KeyError` names
     an unknown rule or key and the allowed ones; :class:`~topologies.errors.ParameterError` a bad
     value.
 

@@ -1,0 +1,522 @@
+"""Conservative backfilling: a reservation for every queued job (see :class:`Conservative`)."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from topoalloc import Allocation, Allocator
+
+from ...kernel.actions import Action, Timer
+from ...kernel.jobs import Job
+from .profile import FreeProfile
+from .reservations import Reservation, _Backfilling, _free_mask, _from_bits, _ids_to_bits, _to_bits
+
+__all__ = ["Conservative"]
+
+
+class Conservative(_Backfilling):
+    """Conservative backfilling (Mu'alem & Feitelson 2001, the alternative to EASY discussed with
+    seed 004 §2.2's EASY-LL): every queued job holds a reservation, made at its arrival at the
+    earliest time it fits without delaying any existing reservation; a job starts when its
+    reservation comes (a :class:`~scheduling.kernel.actions.Timer` wakes the policy then). When a job
+    ends earlier than its estimate the schedule is *compressed*: in order of arrival each
+    reservation is taken out and put back at the earliest time it fits given all others, and kept
+    where it was if nothing earlier is found, so no job ever starts later than the reservation it
+    got on arrival (with estimates that are upper bounds).
+
+    Reservations are those of the module docstring, with time intervals: on a flat allocator a
+    profile of free processor counts over time (:class:`FreeProfile`); on other allocators a node
+    set per reservation. There, a reservation at time ``t`` is a placement the allocator recognises
+    (:meth:`topoalloc.Allocator.place_in`) on the nodes expected free by ``t`` and off the nodes of
+    every other reservation whose interval overlaps; candidate times are now, the running jobs'
+    expected ends and the other reservations' ends (the last of which always succeeds), and only
+    those at which the profile of free processor counts leaves room for the job (a necessary
+    condition) are tried. When its time comes the job is placed on the real allocator by its own
+    order off the other reservations' nodes (:meth:`topoalloc.Allocator.allocate_avoiding`).
+
+    When the time comes the job is placed on the real allocator by the same rule, and if the
+    allocator then offers only placements that collide with other reservations it is steered to
+    the reserved nodes (placements off them are held until it offers exactly them). A job that
+    cannot start when its reservation comes is *blocked*: on any allocator a running job that
+    reached its estimate without ending can still hold the processors (it was expected to end
+    then); on an allocator whose placements of one request can overlap in part the steering can
+    fail. Blocked jobs are re-reserved at the next decision and listed in :attr:`displaced`.
+
+    **The decision at an instant**, after every event of it (arrivals, ends, reservation starts;
+    a timer for a reservation that has since moved decides nothing), in this order:
+
+    1. while a running job is past its estimate (it is expected to end *now*, which the
+       reservations made earlier did not assume), and after a job was blocked while one was, every
+       reservation is taken out and all are made again in arrival order, each at the earliest time
+       it fits given those made before it (a *rebuild*, so overruns do not cost the earlier jobs
+       their priority). The plan is kept instead when it provably equals a rebuild: it was made by
+       one and since then no job ended early and none was blocked (every reservation then starts
+       at or after the instant, from which the expected free processors are the same);
+    2. otherwise, the reservations of jobs blocked by the steering are taken out and made again in
+       arrival order, the others kept; then, if a job ended before its estimate since the last
+       decision, the compression above;
+    3. the jobs that arrived at the instant are reserved, in arrival order;
+    4. every job whose reservation starts at (or before) the instant starts, in order of
+       reservation start then arrival, if the allocator can place it (else it is blocked).
+
+    Complexity: flat: O(B) ``numpy`` work per reservation search for the profile's B breakpoints
+    (running jobs plus twice the queue), and a compression searches only for the jobs for which
+    the profile has room at some time before their reservation (an O(B) test); other allocators:
+    the same counting tests first, then per search a what-if question to the allocator (O(size)
+    ``numpy`` work for the library's allocators) at each time the counts allow. There the policy
+    also logs what is freed (early ends, moved reservations, reserved nodes a job started off):
+    a compression searches for a job only over the times before the latest freed room it has not
+    yet seen ends, and asks the allocator at a time only if a node freed since its last search is
+    free then (a new placement must use one; everything else since only took room).
+
+    >>> from topoalloc import FlatPool; from topologies import Flat
+    >>> from scheduling import Job, simulate
+    >>> jobs = [Job(0, 0, 3, 10.0), Job(1, 1, 4, 5.0), Job(2, 2, 1, 8.0), Job(3, 3, 1, 20.0)]
+    >>> simulate(FlatPool(Flat(4)), "Conservative", jobs, jobs=None).start.tolist()
+    [0.0, 10.0, 2.0, 15.0]
+    """
+
+    name = "Conservative"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reservations: dict[int, Reservation] = {}
+        self._waiting: dict[int, Job] = {}  # queued jobs by id, in arrival order
+        self._due: list[tuple[float, int, int, Reservation]] = []  # heap: (start, arrival, tie, res)
+        self._arrival: dict[int, int] = {}
+        self._tie = itertools.count()
+        self._timers: set[float] = set()
+        self._new: list[Job] = []  # arrived since the last decision, in arrival order
+        self._finished = False  # a job ended since the last decision
+        self._early = False  # ... before its estimate
+        self._blocked: list[int] = []  # due at the last decision, could not start
+        self._held_up = False  # ... while a running job past its estimate held processors
+        self._rebuilt = False  # the plan is what a rebuild would make (no compression since)
+        self._retry = False
+        self._retried: float | None = None
+        self._profile: FreeProfile | None = None
+        self._bits: dict[int, int] = {}  # reserved nodes of each reservation, as bits (node sets)
+        self._found: tuple[Reservation, int] | None = None  # the last reservation found, and its bits
+        # start time t -> [(request, d)]: no placement on a set of nodes holding every node free by t
+        # and reserved at no time of [t, t + d); valid until something frees nodes
+        self._nofit: dict[float, list[tuple[Any, float]]] = {}
+        self._ready_bits: dict[float, int] = {}  # t -> nodes expected free by t (bits), this decision
+        # nodes expected free by the k-th expected end (bits), k = 0 .. running (built when needed, this decision)
+        self._ready_prefix: list[int] | None = None
+        # what was freed, in order: (from, until, node bits; 0 on a counting allocator), and per
+        # queued job the length of this log (plus _base, what was dropped) at its last search
+        self._freed: list[tuple[float, float, int]] = []
+        self._base = 0
+        self._stamp: dict[int, int] = {}
+        self._skip = True  # skip what the freed log proves useless (False: the same decisions, slower)
+        #: Jobs whose reservation had to move later: a job overran its estimate, or (on allocators
+        #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
+        #: allocator could not be steered to the reserved nodes when the time came.
+        self.displaced: list[int] = []
+
+    def bind(self, allocator: Allocator) -> None:
+        super().bind(allocator)
+        self._profile = FreeProfile(allocator.size)
+
+    @property
+    def queue(self) -> list[Job]:
+        """The waiting jobs, in arrival order."""
+        return list(self._waiting.values())
+
+    @property
+    def profile(self) -> FreeProfile:
+        """Free processors over time: the running jobs until their expected ends, the reservations
+        over their intervals."""
+        return self._profile
+
+    def on_arrival(self, job: Job, now: float) -> list[Action] | None:
+        timers = self._admit(job, now)
+        self._waiting[job.id] = job
+        self._arrival[job.id] = len(self._arrival)
+        self._new.append(job)
+        return timers
+
+    def _job_of(self, jid: int) -> Job:
+        return self._waiting[jid]
+
+    def queue_head(self) -> Job | None:
+        """The waiting job that arrived first, unless it waits for its reservation though the
+        allocator could place it now (then ``None``): the simulator's blocked-by-topology measure
+        counts only a head that no placement on the free nodes satisfies. O(size) when the head's
+        processor count is free, else O(1)."""
+        job = next(iter(self._waiting.values()), None)
+        if job is None:
+            return None
+        alloc = self.allocator
+        if self._info[job.id][0] > alloc.free:
+            return job  # not enough free processors: not blocked by the topology (the simulator's count)
+        if self._counting:
+            return None  # any free processors will do: it waits for its reservation
+        return job if alloc.place_in(self.request_of(job), _free_mask(alloc)) is None else None
+
+    def on_finish(self, job: Job, now: float) -> None:
+        held = self._retire(job)
+        self._finished = True
+        if now < held.end:  # ended early: its processors are free from now on, room to compress
+            self._early = True
+            self._profile.change(now, held.end, held.size)
+            if not self._counting:
+                self._freed.append((now, held.end, self._bits_of(held.alloc)))
+
+    def on_timer(self, key: Any, now: float) -> None:
+        # a switches wait that ends: the job's reservation, made knowing the deadline, stays valid
+        if self._relax(key, now) is None:
+            self._timers.discard(key)
+
+    def decide(self, now: float) -> list[Action]:
+        """The decision of the class docstring: rebuild or compress the reservations if needed,
+        reserve the newcomers in arrival order, then start every job whose reservation has come."""
+        if not (self._new or self._finished or self._retry):
+            top = self._top()
+            if top is None or top.start > now:
+                return []  # a timer for a reservation that has moved since
+        self._retry = False
+        self._nofit.clear()
+        self._ready_bits.clear()
+        self._ready_prefix = None
+        self._profile.trim(now)
+        overrun = bool(self._ends) and self._ends[0][0] < now  # a running job is past its estimate
+        if overrun or self._held_up:
+            # keep the plan when it provably equals a rebuild: made by one, and since then no
+            # early end, no blocked job (the expected free processors from now on are the same)
+            if not (self._rebuilt and not self._early and not self._blocked):
+                self._rebuild(now)
+        else:
+            if self._blocked:
+                self._replace_blocked(now)
+            if self._early:
+                self._compress(now)
+        self._early = self._finished = self._held_up = False
+        for job in self._new:
+            if job.id in self._waiting and job.id not in self.reservations:
+                self._reserve(self._find(job, now))
+        self._new.clear()
+        actions = self._start_due(now)
+        self._trim_log()
+        return actions
+
+    # -- reservations --------------------------------------------------------------------------------
+    def _reserve(self, res: Reservation, push: bool = True) -> None:
+        jid = res.job.id
+        self.reservations[jid] = res
+        found = self._found
+        if found is not None and found[0] is res:  # its bits, computed when it was found
+            bits = found[1]
+        else:
+            bits = 0 if res.nodes is None else _to_bits(res.nodes)
+        if bits:
+            self._bits[jid] = bits
+            self._stamp[jid] = self._base + len(self._freed)  # found given everything freed so far
+        self._profile.change(res.start, res.end, -self._info[jid][0], bits)
+        if push:
+            heapq.heappush(self._due, (res.start, self._arrival[jid], next(self._tie), res))
+
+    def _unreserve(self, jid: int) -> Reservation | None:
+        res = self.reservations.pop(jid, None)
+        if res is not None and self._nofit:
+            # its nodes are free over [start, end) now: forget the failures over windows meeting that
+            a, b = res.start, res.end
+            for t in [t for t in self._nofit if t < b]:
+                kept = [(f, d) for f, d in self._nofit[t] if t + d <= a]
+                if kept:
+                    self._nofit[t] = kept
+                else:
+                    del self._nofit[t]
+        if res is not None:
+            bits = self._bits.pop(jid, 0)
+            self._profile.change(res.start, res.end, self._info[jid][0], bits)
+            if bits:
+                self._freed.append((res.start, res.end, bits))
+        return res
+
+    def _top(self) -> Reservation | None:
+        due = self._due
+        while due and self.reservations.get(due[0][3].job.id) is not due[0][3]:
+            heapq.heappop(due)  # superseded, started or blocked
+        return due[0][3] if due else None
+
+    def _moved(self, job: Job, prev: Reservation | None, new: Reservation) -> None:
+        if prev is not None and new.start > prev.start and job.id not in self.displaced:
+            self.displaced.append(job.id)
+        self._reserve(new)
+
+    def _rebuild(self, now: float) -> None:
+        """Every reservation taken out, then made again in arrival order."""
+        previous = dict(self.reservations)
+        for jid in previous:
+            self._unreserve(jid)
+        self._blocked.clear()
+        for job in self._waiting.values():
+            self._moved(job, previous.get(job.id), self._find(job, now))
+        self._rebuilt = True
+
+    def _replace_blocked(self, now: float) -> None:
+        """The blocked jobs' reservations taken out, then made again in arrival order."""
+        blocked = {jid: self._unreserve(jid) for jid in self._blocked}
+        self._blocked.clear()
+        self._rebuilt = False
+        for job in self._waiting.values():
+            if job.id in blocked:
+                self._moved(job, blocked[job.id], self._find(job, now))
+
+    def _compress(self, now: float) -> None:
+        """Compression: each reservation, in arrival order, is taken out and put back at the
+        earliest time it fits given all the others, and kept if nothing earlier is found. A job
+        for which the profile has too few free processors at every time before its reservation
+        cannot move and is not searched; nor is a job for which nothing was freed, since its last
+        search, over a time its start could move to (:meth:`_fresh`)."""
+        info, reservations, stamps, profile = self._info, self.reservations, self._stamp, self._profile
+        self._rebuilt = False
+        for job in self._waiting.values():
+            jid = job.id
+            prev = reservations.get(jid)
+            if prev is None or prev.start <= now:
+                continue
+            fresh = self._fresh(jid, now, prev.start)
+            until = prev.start if fresh is None else min(prev.start, fresh[1])
+            n, est, _ = info[jid]
+            if profile.peak(now, until) < n:
+                if fresh is not None:
+                    stamps[jid] = self._base + len(self._freed)
+                continue
+            # an earlier start, looked for with the job's own reservation (from prev.start on) left
+            # out; if there is none it stays where it is (an early end and earlier moves only freed
+            # room, they never took its). The counts are asked here first: most searches end there
+            t = profile.first(n, est, now, prev.start, n, until)
+            if t is None:
+                stamps[jid] = self._base + len(self._freed)
+                continue
+            new = self._find(job, now, prev.start, mine=True, fresh=None if fresh is None else fresh[0], until=until,
+                             first=t)
+            if new is not None:
+                self._unreserve(jid)
+                self._moved(job, prev, new)
+            else:
+                stamps[jid] = self._base + len(self._freed)
+
+    def _fresh(self, jid: int, now: float, limit: float) -> tuple[list[tuple[float, float, int]], float] | None:
+        """What was freed since the job's last search (which found no start before ``limit``,
+        given everything else) over a time a start in ``[now, limit)`` would use: ``(from, until,
+        node bits)``, with ``from`` moved back by the job's estimate (a start at ``t`` uses
+        ``[t, t + estimate)``, so only a start in ``[from - estimate, until)`` can use it), and the
+        latest ``until`` (``now`` if none). Nothing else that changed since can make an earlier
+        start possible (reservations, launches and the passing of time only take room: a start at
+        a later ``now`` that is no breakpoint is possible only if one at the breakpoint before
+        was), so an empty list means the search would find nothing. ``None``: no log to go by
+        (search everything)."""
+        if not self._skip or self._counting:  # counting: the profile search is cheaper than the log
+            return None
+        stamp = self._stamp.get(jid)
+        if stamp is None:
+            return None
+        d = self._info[jid][1]
+        out = []
+        last = now
+        for a, b, bits in self._freed[stamp - self._base:]:
+            if b > now and a - d < limit:
+                out.append((a - d, b, bits))
+                if b > last:
+                    last = b
+        return out, last
+
+    def _ready_at(self, t: float) -> int:
+        """The nodes expected free by ``t`` >= now (bits): the free ones and those of every running
+        job expected to end by ``t`` (``self._ready <= t``), from prefix unions over the running
+        jobs in order of expected end, built once per decision. O(log running)."""
+        prefix = self._ready_prefix
+        if prefix is None:
+            running, busy, held = self.running, 0, []
+            for _, _, jid, _ in self._ends:
+                h = running[jid]
+                if h.bits < 0:
+                    h.bits = self._bits_of(h.alloc)
+                held.append(h.bits)
+                busy |= h.bits
+            acc = ((1 << self.allocator.size) - 1) & ~busy
+            prefix = [acc]
+            for bits in held:
+                acc |= bits
+                prefix.append(acc)
+            self._ready_prefix = prefix
+        return prefix[bisect.bisect_right(self._ends, (t, math.inf))]
+
+    def _trim_log(self) -> None:
+        """Drop the part of the freed log every queued job's last search has seen."""
+        if len(self._freed) > 4 * len(self._stamp) + 256:
+            low = min(self._stamp.values(), default=self._base + len(self._freed))
+            del self._freed[: low - self._base]
+            self._base = low
+
+    def _find(self, job: Job, now: float, limit: float = math.inf, mine: bool = False,
+              fresh: list[tuple[float, float, int]] | None = None, until: float = math.inf,
+              first: float | None = None) -> Reservation | None:
+        """The earliest reservation for ``job`` starting before ``limit`` and ``until`` (None if
+        there is none before a finite one); ``mine``: the job holds a reservation starting at
+        ``limit``, which is not counted; ``fresh`` (node sets): only starts using what was freed
+        there (:meth:`_fresh`); ``first``: the earliest start the profile's counts allow, when
+        already known."""
+        if self._counting:
+            n, est, _ = self._info[job.id]
+            t = self._profile.first(n, est, now, limit, n if mine else 0) if first is None else first
+            if t is None:
+                if limit == math.inf:
+                    raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
+                return None
+            return Reservation(job, t, t + est, None, -1)
+        deadline = self.deadline(job) if self._deadlines else None
+        if deadline is None:
+            return self._find_nodes(job, now, limit, mine, fresh, until, first, self.request_of(job))
+        # a switches wait: the constrained request before the deadline, then the relaxed one from the
+        # deadline on (a start at the deadline is tried though it is no breakpoint of the profile; the
+        # freed log's reasoning assumes one request, so it is not used)
+        first = first if first is not None and first < deadline else None
+        res = self._find_nodes(job, now, limit, mine, None, min(until, deadline), first, job.request)
+        if res is not None or deadline >= min(limit, until):
+            return res
+        return self._find_nodes(job, max(now, deadline), limit, mine, None, until, None,
+                                self.request_at(job, deadline))
+
+    def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False,
+                    fresh: list[tuple[float, float, int]] | None = None,
+                    until: float = math.inf, first: float | None = None, request: Any = None) -> Reservation | None:
+        n, est, _ = self._info[job.id]
+        profile, alloc, ends, nofit = self._profile, self.allocator, self._ends, self._nofit
+        own = self._bits.get(job.id, 0) if mine else 0
+        lift = n if mine else 0
+        if request is None:
+            request = job.request
+        # the times the counts allow, ascending (FreeProfile.starts, without the generator: most
+        # searches try one)
+        t = profile.first(n, est, now, limit, lift, until) if first is None else first
+        while t is not None:
+            while True:  # one try at t; break: no reservation starts at t
+                if fresh is not None:
+                    gained = 0  # the nodes freed since the last search over [t, t + est)
+                    for a, b, bits in fresh:
+                        if a <= t < b:
+                            gained |= bits
+                    if not gained:
+                        break
+                if t != now and not profile.rises(t):
+                    i = bisect.bisect_left(ends, (t, -1))
+                    if i == len(ends) or ends[i][0] != t:
+                        break  # nothing is freed here: a start just before did no worse
+                # the nodes looked at hold none reserved over [t, t + span) (the job's own
+                # reservation, when left out, starts at the limit)
+                span = min(est, limit - t) if own else est
+                failed = nofit.get(t)
+                if failed and any(d <= span and alloc.covers(f, request) for f, d in failed):
+                    break  # a request covering it found no placement at t on a superset of these nodes
+                free = self._ready_bits.get(t)
+                if free is None:
+                    free = self._ready_bits[t] = self._ready_at(t)
+                free &= ~profile.held_over(t, t + est, limit, own)
+                if fresh is not None and not free & gained:
+                    break  # a new placement would hold a node freed since: none is free here
+                nodes = alloc.place_in_bits(request, free)
+                if nodes is not None:
+                    res = Reservation.on_ids(job, t, t + est, nodes, alloc.size)
+                    self._found = res, _ids_to_bits(nodes, res)
+                    return res
+                nofit.setdefault(t, []).append((request, est))
+                break
+            t = profile.first_after(t, n, est, limit, lift, until)
+        if min(limit, until) == math.inf:
+            raise RuntimeError(f"job {job.id} ({job.request!r}) found no reservation (allocator {self.allocator!r})")
+        return None
+
+    # -- starting -----------------------------------------------------------------------------------
+    def _start_due(self, now: float) -> list[Action]:
+        actions: list[Action] = []
+        alloc = self.allocator
+        while True:
+            res = self._top()
+            if res is None or res.start > now:
+                break
+            heapq.heappop(self._due)
+            job = res.job
+            n, est, _ = self._info[job.id]
+            got = None
+            if n <= alloc.free:
+                request = self.request_of(job)
+                if self._counting:
+                    got = alloc.allocate(request)
+                else:
+                    others = self._profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
+                    got = alloc.allocate_avoiding(request, _from_bits(others, alloc.size))
+                    if got is None:
+                        got = self._allocate_exactly(alloc, request, res.nodes)
+            if got is None:
+                self._blocked.append(job.id)
+                if self._ends and self._ends[0][0] <= now:
+                    self._held_up = True  # a job that should have ended may hold what it needs
+                continue
+            del self.reservations[job.id]
+            del self._waiting[job.id]
+            self._stamp.pop(job.id, None)
+            bits = self._bits.pop(job.id, 0)
+            if bits:
+                left = bits & ~self._bits_of(got)
+                if left:  # placed elsewhere: the reserved nodes it does not use are free again
+                    self._freed.append((res.start, res.end, left))
+            if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes
+                self._profile.change(res.start, res.end, n, bits)
+                self._profile.change(now, now + est, -n)
+            actions.append(self._launch(job, got, now))
+        if self._blocked and not self.running and self._retried != now:
+            # nothing running will wake us: re-reserve the blocked jobs at once
+            self._retried = now
+            self._retry = True
+            actions.append(Timer(now, now))
+        nxt = self._next_start(now)
+        if nxt is not None and nxt not in self._timers:
+            self._timers.add(nxt)
+            actions.append(Timer(nxt, nxt))
+        return actions
+
+    @staticmethod
+    def _allocate_exactly(allocator: Allocator, request: Any, target: np.ndarray) -> Allocation | None:
+        """Steer ``allocator`` to the reserved nodes ``target``: hold its placements that stay off
+        them until it offers exactly them (then release the holds); ``None`` if it offers a
+        placement that overlaps them only in part, or none."""
+        held: list[Allocation] = []
+        try:
+            while True:
+                got = allocator.allocate(request)
+                if got is None:
+                    return None
+                inside = target[got.nodes]
+                if inside.all() and len(got.nodes) == int(target.sum()):
+                    return got
+                held.append(got)
+                if inside.any():
+                    return None
+        finally:
+            for h in held:
+                allocator.release(h)
+
+    def _next_start(self, now: float) -> float | None:
+        """The earliest reservation start after ``now``."""
+        top = self._top()
+        return top.start if top is not None and top.start > now else None
+
+
+
+def _register() -> None:
+    from ..registry import register
+
+    register("Conservative", Conservative, help="FCFS with conservative backfilling: a reservation for every job")
+
+
+_register()
