@@ -31,9 +31,12 @@ import numbers
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "load_figure",
@@ -53,7 +56,8 @@ class MatplotlibMissingError(ImportError):
     """matplotlib is not installed."""
 
 
-def _figure(nrows: int = 1, ncols: int = 1, *, width: float = 5.0, height: float = 3.8, sharey: bool = False):
+def _figure(nrows: int = 1, ncols: int = 1, *, width: float = 5.0, height: float = 3.8,
+            sharey: bool = False) -> tuple[Figure, np.ndarray]:
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure

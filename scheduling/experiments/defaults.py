@@ -37,13 +37,15 @@ built on the topology.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from . import registry
 from .parse import canonical_policy
 from .schema import Component, ConfigError, Experiment, Study, Target, WorkloadSpec, frozen_table, tree_sizes
 from .topology_spec import TopologySpec
+
+_T = TypeVar("_T")
 
 __all__ = ["compare_study", "compare_workload", "default_allocators", "COMPARE_ALLOCATORS", "COMPARE_TOPOLOGIES",
            "COMPARE_LOADS", "COMPARE_POLICIES", "COMPARE_JOBS", "COMPARE_WARMUP", "COMPARE_TARGET", "TREE_LOADS"]
@@ -120,9 +122,9 @@ def compare_study(
             if named else ["mesh", "cube"]
         topos = [TopologySpec.parse(COMPARE_TOPOLOGIES[k]) for k in kinds]
     if named:
-        kinds = {t.kind for t in topos}
+        topo_kinds = {t.kind for t in topos}
         for a in named:
-            if registry.allocator_kind(a) not in kinds:
+            if registry.allocator_kind(a) not in topo_kinds:
                 raise ConfigError(f"{a} runs on a {registry.allocator_kind(a)} topology; none of "
                                   f"{', '.join(t.label for t in topos)} is one", key="--allocators")
     if constraints is not None and any(t.kind != "tree" for t in topos):
@@ -141,7 +143,9 @@ def compare_study(
             elif named and reason is not None:
                 raise ConfigError(reason, key="--allocators")
             else:
-                skipped[a] = reason or largest
+                why = reason or largest
+                assert why is not None  # it is not usable
+                skipped[a] = why
         if not usable:
             continue
         n_jobs = jobs or COMPARE_JOBS
@@ -157,8 +161,8 @@ def compare_study(
             replications=replications or COMPARE_TARGET.min_runs, target=rule, seed=seed,
             description=f"{', '.join(a.name for a in usable)} on {topo.label} under FCFS with {', '.join(pols)}",
         )
-        if exp.warmup >= exp.jobs:
-            raise ConfigError(f"warmup ({exp.warmup}) must be smaller than jobs ({exp.jobs})", key="--warmup")
+        if exp.warmup >= n_jobs:
+            raise ConfigError(f"warmup ({exp.warmup}) must be smaller than jobs ({n_jobs})", key="--warmup")
         exps.append(exp)
     if not exps:
         reasons = list(skipped.values())
@@ -193,7 +197,7 @@ def default_allocators(kind: str) -> list[str]:
     return list(COMPARE_ALLOCATORS[kind])
 
 
-def _checked(fn, value, key):  # noqa: ANN001, ANN202 - small local helper
+def _checked(fn: Callable[[Any], _T], value: Any, key: str) -> _T:
     try:
         return fn(value)
     except (KeyError, ValueError, TypeError) as exc:

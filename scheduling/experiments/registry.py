@@ -322,7 +322,7 @@ def _downey_metrics(runs: Sequence[tuple[Any, Mapping[int, Any]]]) -> dict[str, 
 
 
 def _trace(load: float | None, machine_size: int, *, file: str | None = None, month: str | None = None,
-           window: Sequence[float] | None = None, too_large: str = "skip", size: str = "requested",
+           window: list[float] | tuple[float, float] | None = None, too_large: str = "skip", size: str = "requested",
            nonzero_cpu: bool = False, limit: int | None = None, known_wait: bool = False) -> Any:
     from .traces import trace_workload
 

@@ -116,10 +116,10 @@ def aggregate(rows: Iterable[dict[str, Any]], metrics: Sequence[str] = METRICS,
             vals = [r[m] for r in rs if r.get(m) is not None and not math.isnan(r[m])]
             est[m] = confidence_interval(vals, metric_kind(m)) if vals else _nan_estimate(0)
         sat = sum(1 for r in rs if r.get("saturated") == 1.0)
-        offered = [r0.get(k) for k in ("offered_requested", "offered_granted")]
-        offered = [math.nan if v is None else float(v) for v in offered]
+        offered_requested, offered_granted = (math.nan if v is None else float(v)
+                                              for v in (r0.get("offered_requested"), r0.get("offered_granted")))
         out.append(PointSummary(pid, r0["experiment"], r0["topology"], r0["allocator"], r0["policy"], r0["load"],
-                                r0["workload"], len(rs), est, sat, *offered))
+                                r0["workload"], len(rs), est, sat, offered_requested, offered_granted))
     if order is not None:
         rank = {pid: i for i, pid in enumerate(order)}
         out.sort(key=lambda s: rank.get(s.point_id, len(rank)))

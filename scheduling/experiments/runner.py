@@ -198,6 +198,7 @@ def run_task(task: dict[str, Any]) -> dict[str, Any]:
                                        work.get("too_large", "skip"))
                 workload: Any = constrain(fit.jobs, rule, topology)
             else:
+                assert spec is not None  # not a trace: a workload model
                 workload = constrain(spec.build(cfg["load"], topology.size, allocator), rule, topology)
                 if spec.finite:  # keep the jobs: the model's metrics need their speedups
                     workload = list(workload.jobs(seed))
@@ -274,7 +275,7 @@ def replications_wanted(rows: list[dict[str, Any]], rule: Any) -> int:
     if isinstance(rule, int):
         return rule
     by_rep = {r["replication"]: r for r in rows}
-    ordered = []
+    ordered: list[dict[str, Any]] = []
     while len(ordered) in by_rep:
         ordered.append(by_rep[len(ordered)])
     n = min(rule.min_runs, rule.max_runs)

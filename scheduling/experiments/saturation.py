@@ -129,14 +129,14 @@ def saturation_loads(study: Study, store: ResultStore, executor: Executor | None
             break
         plan = [(p, replications) for p in asks.values()]
         run_points(plan, store, executor, desc="saturation", progress=progress)
-        rows: dict[str, list[dict[str, Any]]] = {}
+        probed: dict[str, list[dict[str, Any]]] = {}
         for r in store.rows(point_ids=[p.point_id for p in asks.values()]):
             if r["replication"] < replications:
-                rows.setdefault(r["point_id"], []).append(r)
+                probed.setdefault(r["point_id"], []).append(r)
         for key, p in asks.items():
             st = state[key]
             st["probes"] += 1
-            sat, util = _flags(rows.get(p.point_id, []))
+            sat, util = _flags(probed.get(p.point_id, []))
             if st["hi"] is None:
                 st["top_checked"] = True
             if sat:

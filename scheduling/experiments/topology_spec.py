@@ -179,9 +179,9 @@ class TopologySpec:
         try:
             if kind == "mesh":
                 parts = rest.lower().split("x")
-                shape = (int(parts[0]), int(parts[-1])) if len(parts) <= 2 else None
-                if shape is None:
+                if len(parts) > 2:
                     raise ValueError
+                shape = (int(parts[0]), int(parts[-1]))
             elif kind in ("cube", "flat"):
                 shape = (int(rest),)
             else:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,6 +61,7 @@ def read_placements(path: str | os.PathLike) -> dict[int, np.ndarray]:
     """Read a file written by :func:`write_placements`: job id -> read-only ascending node ids."""
     path = Path(path)
     out: dict[int, np.ndarray] = {}
+    rows: Iterable[tuple[Any, Any]]
     if _is_parquet(path):
         import pyarrow.parquet as pq
 
@@ -73,12 +75,13 @@ def read_placements(path: str | os.PathLike) -> dict[int, np.ndarray]:
             raise PlacementFileError(f"{path}: {exc.strerror or exc}") from None
         if not reader or reader[0] != ["job_id", "nodes"]:
             raise PlacementFileError(f"{path}: line 1 must be the header 'job_id,nodes', got {reader[:1]!r}")
-        rows = []
+        parsed: list[tuple[int, list[int]]] = []
         for number, row in enumerate(reader[1:], start=2):
             try:
-                rows.append((int(row[0]), [int(v) for v in row[1].split()]))
+                parsed.append((int(row[0]), [int(v) for v in row[1].split()]))
             except (ValueError, IndexError):
                 raise PlacementFileError(f"{path}: line {number} is not 'job_id,nodes': {row!r}") from None
+        rows = parsed
     for jid, nodes in rows:
         a = np.array(nodes, dtype=np.int64)
         a.flags.writeable = False

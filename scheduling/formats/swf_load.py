@@ -37,8 +37,8 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import IO, Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, Any, overload
 
 import numpy as np
 
@@ -116,7 +116,11 @@ class SWFTrace:
     def __len__(self) -> int:
         return len(self._jobs)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> Job: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Job]: ...
+    def __getitem__(self, index: int | slice) -> Job | list[Job]:
         return self._jobs[index]
 
     def offered_load(self, machine_size: int | None = None) -> float:
@@ -136,9 +140,10 @@ class SWFTrace:
         return f"<SWFTrace {self.report.source or ''} {len(self._jobs)} jobs on {self.machine_size} processors>"
 
 
-def offered_load(jobs: Sequence[Job], machine_size: int) -> float:
+def offered_load(jobs: Sequence[Job], machine_size: int | None) -> float:
     """Work over capacity: ``sum(size * runtime) / (machine_size * (last arrival - first arrival))``
-    (Feitelson's offered load of a trace). ``size`` is ``job.size`` (the trace's processor count)."""
+    (Feitelson's offered load of a trace). ``size`` is ``job.size`` (the trace's processor count). A
+    ``machine_size`` that is not positive (or ``None``, unknown) is an :class:`SWFError`."""
     if not jobs:
         return 0.0
     if not machine_size or machine_size <= 0:
@@ -341,6 +346,7 @@ def _report_skips(report: SWFReport, rows: _Rows, kinds: np.ndarray, counts: np.
     details: list[Any] = [None] * n
     for kind in np.unique(kinds).tolist():
         idx = np.flatnonzero(kinds == kind)
+        why: Iterable[str]
         if kind == 1:
             why = itertools.repeat("unknown size")
             what = [f"requested {r}, allocated {a}" for r, a in zip(
@@ -410,8 +416,8 @@ def _make_jobs(ids: list, arrivals: list, requests: list, runtimes: list, estima
     if not (_JOB_BY_FIELDS and valid):
         return list(map(Job, ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates, sizes, attrs))
     jobs = list(map(object.__new__, itertools.repeat(Job, len(ids))))
-    columns = (ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates, sizes, attrs,
-               itertools.repeat(0.0))
+    columns: tuple[Iterable[Any], ...] = (ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates,
+                                          sizes, attrs, itertools.repeat(0.0))
     for name, column in zip(_JOB_FIELDS, columns, strict=True):
         collections.deque(map(getattr(Job, name).__set__, jobs, column), maxlen=0)
     return jobs

@@ -28,7 +28,7 @@ import io
 import math
 import os
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -64,7 +64,7 @@ def _describe(name: str) -> str:
 def _read_blocks(raw: IO[bytes], gz: bool, name: str) -> Iterator[bytes]:
     """The (decompressed) bytes of ``raw`` in blocks; a broken gzip stream is an
     :class:`~scheduling.formats.swf_records.SWFReadError`."""
-    stream: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+    stream: IO[bytes] | gzip.GzipFile = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
     try:
         while True:
             block = stream.read(_BLOCK)
@@ -134,7 +134,7 @@ _CONVERTERS = tuple(int if name in _INT_FIELDS else float for name in SWF_FIELDS
 def _parse_record(parts: list[str]) -> tuple[SWFRecord | None, str, str]:
     """``(record, "", "")`` or ``(None, reason, detail)``."""
     try:
-        values = [conv(text) for conv, text in zip(_CONVERTERS, parts, strict=True)]
+        values: list[Any] = [conv(text) for conv, text in zip(_CONVERTERS, parts, strict=True)]
         if math.isfinite(sum(values)):
             return SWFRecord(*values), "", ""
     except (ValueError, OverflowError):  # OverflowError: an integer too large for a float
@@ -380,7 +380,7 @@ def _parse_chunk(chunk: bytes, first: int, errors: str, report: SWFReport) -> _R
     return merged.take(np.argsort(merged.line, kind="stable"))
 
 
-def _parse(source: str | os.PathLike | IO, report: SWFReport, comments: list[str]) -> Iterator[_Rows]:
+def _parse(source: str | os.PathLike | IO, report: SWFReport, comments: list[str]) -> Generator[_Rows, None, None]:
     """The records of ``source``, one :class:`_Rows` per piece of the file; the header comments go
     to ``comments`` (complete before the first piece is yielded), ``report.lines`` counts the lines
     read. Reading stops when the caller stops iterating."""

@@ -25,7 +25,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, get_type_hints
+from typing import TYPE_CHECKING, Any, NamedTuple, get_type_hints
+
+if TYPE_CHECKING:
+    from .swf_read import _Rows
 
 __all__ = [
     "SWFRecord",
@@ -227,6 +230,8 @@ class SkippedLine:
     line: int
     reason: str
     detail: str
+    _text: Any  # the text; while ``_rows`` is set, the index of its row there
+    _rows: _Rows | None
 
     def __init__(self, line: int, reason: str, detail: str, text: str) -> None:
         for name, value in (("line", line), ("reason", reason), ("detail", detail), ("_text", text), ("_rows", None)):

@@ -76,6 +76,6 @@ def _check_not_empty(workload: Any) -> None:
     except TypeError:  # a stream: its length is unknown
         return
     if empty:
-        report = getattr(workload, "report", None)
-        why = report.no_jobs_reason() if hasattr(report, "no_jobs_reason") else "the workload has no jobs"
+        reason = getattr(getattr(workload, "report", None), "no_jobs_reason", None)
+        why = reason() if reason is not None else "the workload has no jobs"
         raise EmptyWorkloadError(f"no job to simulate: {why}")

@@ -120,8 +120,8 @@ def _percentiles(values: np.ndarray, q: Sequence[float]) -> list[float]:
 
 def _locality_means(table: np.ndarray) -> dict[str, float]:
     """Means of the per-job placement columns a run recorded (``record_placement``)."""
-    out = {}
-    names = table.dtype.names
+    out: dict[str, float] = {}
+    names = table.dtype.names or ()  # a structured table: its column names
     if "mean_hops" in names:
         out["mean_hops"] = float(np.nanmean(table["mean_hops"])) if len(table) else float("nan")
         out["mean_components"] = float(table["components"].mean()) if len(table) else float("nan")

@@ -86,7 +86,8 @@ class Policy:
     name: str = "policy"
 
     def __init__(self) -> None:
-        self.allocator: Allocator | None = None
+        # ``None`` until :meth:`bind`; typed as bound, since every callback and helper runs after it.
+        self.allocator: Allocator = None  # type: ignore[assignment]
 
     def bind(self, allocator: Allocator) -> None:
         """Attach the allocator. A policy object serves one simulation; binding twice is an error."""

@@ -59,6 +59,8 @@ import math
 from collections import deque
 from collections.abc import Callable
 
+from topoalloc import Allocation
+
 from .._validate import check_choice, check_real
 from ..kernel.actions import Action
 from ..kernel.jobs import Job
@@ -197,7 +199,7 @@ class DowneyStrategy(Policy):
         else:
             self.name = f"{rule}-hybrid/{self.c:g}"
         self.queue: deque[Job] = deque()
-        self.running: dict[int, object] = {}
+        self.running: dict[int, Allocation] = {}
         self._ideal: dict[int, int] = {}
 
     def ideal_size(self, job: Job) -> int:
@@ -260,7 +262,7 @@ class ASP(Policy):
     def __init__(self) -> None:
         super().__init__()
         self.queue: deque[Job] = deque()
-        self.running: dict[int, object] = {}
+        self.running: dict[int, Allocation] = {}
         self._cap: dict[int, int] = {}
 
     def on_arrival(self, job: Job, now: float) -> None:
@@ -280,6 +282,8 @@ class ASP(Policy):
             head = queue.popleft()
             n = min(max(1, free // (len(queue) + 1)), self._cap.pop(head.id))
             got = alloc.allocate(n)
+            if got is None:  # pragma: no cover - FlatPool places any count <= free
+                raise RuntimeError(f"{self.name}: {n} processors requested with {free} free")
             free -= n
             self.running[head.id] = got
             actions.append(self.start(head, got))

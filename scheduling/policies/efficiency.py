@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -196,7 +196,8 @@ class EqualEffIteration:
     def best_seen(self) -> list[int]:
         """The allocation with the highest sum of efficiencies among those the iteration has
         visited (the first such one on ties, so the start wins a tie)."""
-        return list(max(self.history, key=lambda a: system_efficiency(self.speedups, a)))
+        best = max(self.history, key=lambda a: system_efficiency(self.speedups, a))
+        return list(best)
 
 
 def equal_eff_allocation(speedups: Sequence[Speedup], limits: Sequence[int], total: int,
@@ -224,7 +225,7 @@ def _curve(speedup: Speedup, limit: int) -> np.ndarray:
     return np.array([speedup.speedup(p) for p in range(1, limit + 1)], dtype=float)
 
 
-def opt_eff_allocation(speedups: Sequence[Speedup] | Sequence[np.ndarray], limits: Sequence[int],
+def opt_eff_allocation(speedups: Sequence[Speedup | np.ndarray], limits: Sequence[int],
                        total: int) -> list[int]:
     """OPT-EFF (§5.2): the allocation maximising the sum of processor efficiencies
     ``sum_j S_j(p_j)`` with ``1 <= p_j <= limit_j`` and ``sum_j p_j <= total``, by dynamic
@@ -362,7 +363,7 @@ class SelfTuning:
         return None
 
 
-def golden_section_search(f, P: int) -> tuple[int, int]:
+def golden_section_search(f: Callable[[int], float], P: int) -> tuple[int, int]:
     """Run :class:`SelfTuning` on ``f`` (speedup as a function of the processor count) over
     ``P`` processors; return ``(best count, number of probes)``."""
     t = SelfTuning(P)
@@ -370,6 +371,7 @@ def golden_section_search(f, P: int) -> tuple[int, int]:
     while p is not None:
         t.record(p, f(p))
         p = t.next_probe()
+    assert t.best is not None  # the first probe sets it
     return t.best, t.probes
 
 
@@ -397,7 +399,7 @@ class _Efficiency(DynamicPolicy):
         k = st.job.attrs.get("iterations", self.iterations) if st.job.attrs else self.iterations
         return st.job.time_on(p, st.n) / k
 
-    def _changed(self, st, now, actions):
+    def _changed(self, st: _Share, now: float, actions: list[Action]) -> None:
         if not self.tune:
             return
         st.epoch += 1
@@ -430,6 +432,7 @@ class _Efficiency(DynamicPolicy):
             self._probe(st, nxt, now, actions)
             return actions
         best = tuner.best
+        assert best is not None and st.alloc is not None  # probed at least once, on processors it holds
         st.tuner = None
         if best < st.procs:
             # give the excess back and let the others have it
@@ -452,7 +455,7 @@ class EQUI(_Efficiency):
 
     name = "EQUI"
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         return equipartition([self.limit(st) for st in active], self.P) + [0] * (len(shares) - len(active))
 
@@ -464,7 +467,7 @@ class APEQUI(EQUI):
 
     name = "AP-EQUI"
 
-    def _admitted(self, st, now):
+    def _admitted(self, st: _Share, now: float) -> None:
         st.cap = best_size(st.job.speedup, min(st.n, self.P))
 
 
@@ -502,10 +505,11 @@ class EQUALEFF(_Efficiency):
         self._iter: EqualEffIteration | None = None
         self._stepping = False
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         pad = [0] * (len(shares) - len(active))
         if self._stepping:  # one more measured step of the current round
+            assert self._iter is not None  # on_timer steps only an iteration under way
             return self._iter.step() + pad
         limits = [self.limit(st) for st in active]
         speedups = self._speedups(active)
@@ -514,7 +518,7 @@ class EQUALEFF(_Efficiency):
             return self._iter.current + pad
         return equal_eff_allocation(speedups, limits, self.P, max_steps=self.max_steps) + pad
 
-    def reallocate(self, now):
+    def reallocate(self, now: float) -> list[Action]:
         actions = super().reallocate(now)
         if self.quantum > 0 and not self._stepping and self.shares:
             self._round += 1
@@ -522,7 +526,7 @@ class EQUALEFF(_Efficiency):
             actions.append(Timer(now + self.quantum, ("step", self._round)))
         return actions
 
-    def on_timer(self, key, now):
+    def on_timer(self, key: Any, now: float) -> list[Action]:
         if not (isinstance(key, tuple) and key and key[0] == "step"):
             return super().on_timer(key, now)
         self.now = now
@@ -554,7 +558,7 @@ class OPTEFF(_Efficiency):
 
     name = "OPT-EFF"
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         curves = []
         for st in active:

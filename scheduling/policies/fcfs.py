@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from topoalloc import Allocation
 from topologies import TreeRequest
 
 from .._validate import check_has
@@ -47,7 +48,7 @@ class FCFS(SwitchesWait, Policy):
                                                                     "place", "name")
         self.name = self.folding.name
         self.queue: deque[Job] = deque()
-        self.running: dict[int, object] = {}
+        self.running: dict[int, Allocation] = {}
         self._demand = 0  # processors asked for by the jobs in the system (AverageLimit only)
         # The head failed to fit and nothing was released since: trying it again at an arrival
         # would fail the same way (allocators are deterministic in their state), so skip it. Not

@@ -23,13 +23,16 @@ MAX_LIMIT = 62
 class FoldingRule:
     """Base class: :meth:`place` returns ``(allocation, folds)`` or ``None``."""
 
-    name = "rule"
+    @property
+    def name(self) -> str:
+        """The rule's name in tables (``"RSR-1"``, ``"Limit-3"``, ...)."""
+        return "rule"
 
     def place(self, allocator: Allocator, request: Any, context: Any = None) -> tuple[Allocation, int] | None:
         raise NotImplementedError
 
     @staticmethod
-    def _walk(allocator: Allocator, request: Any, first_fold: int, max_folds: float):
+    def _walk(allocator: Allocator, request: Any, first_fold: int, max_folds: float) -> tuple[Allocation, int] | None:
         """Try ``request``, then fold it, up to ``max_folds`` folds in all; ``first_fold`` is the
         number of folds already applied to ``request``."""
         folds = first_fold
@@ -53,7 +56,7 @@ class NoFold(FoldingRule):
     def name(self) -> str:
         return "FCFS"
 
-    def place(self, allocator, request, context=None):
+    def place(self, allocator: Allocator, request: Any, context: Any = None) -> tuple[Allocation, int] | None:
         got = allocator.allocate(request)
         return None if got is None else (got, 0)
 
@@ -78,7 +81,7 @@ class RSR(FoldingRule):
     def name(self) -> str:
         return "FCFS" if self.t == 0 else f"RSR-{self.t}"
 
-    def place(self, allocator, request, context=None):
+    def place(self, allocator: Allocator, request: Any, context: Any = None) -> tuple[Allocation, int] | None:
         return self._walk(allocator, request, 0, self.t)
 
 
@@ -112,7 +115,7 @@ class Limit(FoldingRule):
     def name(self) -> str:
         return f"Limit-{self.k}"
 
-    def place(self, allocator, request, context=None):
+    def place(self, allocator: Allocator, request: Any, context: Any = None) -> tuple[Allocation, int] | None:
         request, folds = _fold_to_limit(allocator, request, 1 << self.k)
         got = allocator.allocate(request)
         return None if got is None else (got, folds)
@@ -127,7 +130,7 @@ class GreedyLimit(FoldingRule):
     def name(self) -> str:
         return "Greedy"
 
-    def place(self, allocator, request, context=None):
+    def place(self, allocator: Allocator, request: Any, context: Any = None) -> tuple[Allocation, int] | None:
         return self._walk(allocator, request, 0, math.inf)
 
 
@@ -147,7 +150,7 @@ class AverageLimit(FoldingRule):
     def name(self) -> str:
         return "Average"
 
-    def place(self, allocator, request, context=None):
+    def place(self, allocator: Allocator, request: Any, context: Any = None) -> tuple[Allocation, int] | None:
         got = allocator.allocate(request)
         if got is not None:
             return got, 0

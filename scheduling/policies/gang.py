@@ -27,7 +27,7 @@ push-down's name, ``switch_charge="every-slot"`` adds ``-EverySlot``).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -653,6 +653,7 @@ class Gang(Policy):
         self._whole_on = True
         self._whole_epoch += 1
         top = self._top_job
+        assert top is not None  # the whole-machine slot runs only with its job
         for g in list(self._running.values()):
             if g is not top:
                 self._stop(g, now, acts)
@@ -733,7 +734,7 @@ class Gang(Policy):
         if cached is None:
             cached = []
             if key == ("whole",):
-                cached.append((next(iter(top_list.values())), self._whole_alloc, None))
+                cached.append((next(iter(lists[self.top].values())), self._whole_alloc, None))
             else:
                 pack = DHCTree(self.allocator.topology, self.assignment)
                 limit = self.classes
@@ -792,6 +793,7 @@ class Gang(Policy):
                 for other in self._assigned():
                     self._refresh(other)
         else:
+            assert g.alloc is not None  # a job on a partition holds it
             self._class_trees[g.cls].release(g.alloc)
             del self._at[g.node.tree][g.node.heap_index]
             if self.variant == "pushdown":
@@ -807,6 +809,7 @@ class Gang(Policy):
     def _refresh_below(self, node: TreeNode) -> None:
         top_i, lv = node.heap_index, node.level
         for i, g in list(self._at[node.tree].items()):
+            assert g.node is not None  # the jobs of a tree are on its nodes
             d = lv - g.node.level
             if d > 0 and i >> d == top_i:
                 self._refresh(g)
@@ -837,7 +840,11 @@ class Gang(Policy):
         if old == new:
             return
         g.mask = new
-        slots = self._slot_jobs[g.node.tree] if self._indep else self._slot_jobs
+        if self._indep:
+            assert g.node is not None  # the whole-machine job is in no tree's rotation of its own
+            slots = self._slot_jobs[g.node.tree]
+        else:
+            slots = self._slot_jobs
         diff, s = old ^ new, 0
         while diff:
             if diff & 1:
@@ -849,7 +856,7 @@ class Gang(Policy):
             s += 1
 
 
-def _make(variant: str, **kw: Any):
+def _make(variant: str, **kw: Any) -> Callable[[], Gang]:
     return lambda: Gang(variant, **kw)
 
 

@@ -40,12 +40,12 @@ import heapq
 import itertools
 import math
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from topoalloc import Allocator
+from topoalloc import Allocation, Allocator
 from topoalloc.errors import UnsupportedTopologyError
 from topologies import Flat
 
@@ -54,6 +54,9 @@ from ..kernel.actions import Action, Resize
 from ..kernel.jobs import Job
 from .base import Policy
 from .registry import register
+
+if TYPE_CHECKING:
+    from .efficiency import SelfTuning
 
 __all__ = [
     "DynamicPolicy",
@@ -121,13 +124,13 @@ class _Share:
         self.seq = seq  # arrival rank
         self.procs = 0  # processors held (0 = waiting)
         self.used = 0  # processors it runs on (differs from procs only while self-tuning)
-        self.alloc = None
+        self.alloc: Allocation | None = None  # what it holds (None while waiting)
         self.speed = 0.0  # S(used): processor-efficiency units of useful work per time unit
         self.since = 0.0  # progress (and accounting) resumes here, after any overhead
         self.slot = slot
         self.cap: int | None = None  # self-tuned limit (seed 003)
         self.epoch = 0
-        self.tuner = None
+        self.tuner: SelfTuning | None = None  # the self-tuning search under way (seed 003)
         self.curve: np.ndarray | None = None  # S(1..limit), cached by efficiency policies
 
 
@@ -187,6 +190,7 @@ class DynamicPolicy(Policy):
         self.now = now
         st = self.shares.pop(job.id)
         self._close(st, now)
+        assert st.alloc is not None  # it ran, so it holds processors
         self.allocator.release(st.alloc)
         self._left(st, now)
         if st.slot is not None:
@@ -196,7 +200,7 @@ class DynamicPolicy(Policy):
                 self._admit(nxt, st.slot, now)
         return self.reallocate(now)
 
-    def _slot_holders(self):
+    def _slot_holders(self) -> Iterable[_Share]:
         return self.shares.values()
 
     def _admit(self, job: Job, slot: Any, now: float) -> None:
@@ -249,24 +253,26 @@ class DynamicPolicy(Policy):
             self._start(st, m, now, actions)
         return actions
 
-    def _take(self, st: _Share, m: int) -> None:
+    def _take(self, st: _Share, m: int) -> Allocation:
         alloc = self.allocator.allocate(m)
         if alloc is None:
             raise RuntimeError(f"{self.name}: no {m} free processors for job {st.job.id} "
                                f"({self.allocator.free} free); the targets overcommit the machine")
         st.alloc = alloc
         st.procs = m
+        return alloc
 
     def _move(self, st: _Share, m: int, now: float, actions: list[Action]) -> None:
+        assert st.alloc is not None  # it holds processors
         self.allocator.release(st.alloc)
         self._take(st, m)
         actions.append(self._use(st, m, now, self.overhead))
         self._changed(st, now, actions)
 
     def _start(self, st: _Share, m: int, now: float, actions: list[Action]) -> None:
-        self._take(st, m)
+        alloc = self._take(st, m)
         st.used, st.speed, st.since = m, st.job.speedup.speedup(m), now
-        actions.append(self.start(st.job, st.alloc))
+        actions.append(self.start(st.job, alloc))
         self._changed(st, now, actions)
 
     def _use(self, st: _Share, m: int, now: float, delay: float) -> Resize:
@@ -328,7 +334,7 @@ class DEQP(DynamicPolicy):
 
     name = "DEQP"
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         caps = [st.n for st in active]
         order = sorted(range(len(active)), key=lambda i: (caps[i], active[i].seq))
@@ -372,7 +378,7 @@ class DPROP(DynamicPolicy):
         """The demands the proportional rule divides (``n`` for DPROP)."""
         return [st.n for st in active]
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         P = self.P
         caps = [st.n for st in active]
@@ -396,7 +402,7 @@ class DPROPSM(DynamicPolicy):
         self.x = x
         self.name = f"DPROP-SM/{x:g}"
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         P, x = self.P, self.x
         caps = [st.n for st in active]
@@ -432,7 +438,7 @@ class DPROPSH(DynamicPolicy):
         self._runtime_sum = 0.0
         self._count = 0
 
-    def _admitted(self, st, now):
+    def _admitted(self, st: _Share, now: float) -> None:
         job = st.job
         self._runtime_sum += job.runtime
         self._count += 1
@@ -442,10 +448,10 @@ class DPROPSH(DynamicPolicy):
             flag = job.runtime > threshold
         self._long[job.id] = bool(flag)
 
-    def _left(self, st, now):
+    def _left(self, st: _Share, now: float) -> None:
         del self._long[st.job.id]
 
-    def targets(self, shares):
+    def targets(self, shares: list[_Share]) -> list[int]:
         active = self._active(shares)
         P, x = self.P, self.x
         caps = [st.n for st in active]
@@ -462,7 +468,8 @@ class _GreedyFill(DynamicPolicy):
     the first job (in priority order) below its request, ``min(n - p, FP)`` at a time, until all
     are satisfied or ``FP = 0``. Jobs never shrink, so only the jobs that grow are resized."""
 
-    def _key(self, st: _Share):
+    def _key(self, st: _Share) -> Any:
+        """The sort key that orders the jobs below their request: the smallest is served first."""
         raise NotImplementedError
 
     def __init__(self, overhead: float = 0.0) -> None:
@@ -470,14 +477,14 @@ class _GreedyFill(DynamicPolicy):
         self._hungry: dict[int, _Share] = {}  # jobs below their request
         self._held = 0
 
-    def _admitted(self, st, now):
+    def _admitted(self, st: _Share, now: float) -> None:
         self._hungry[st.job.id] = st
 
-    def _left(self, st, now):
+    def _left(self, st: _Share, now: float) -> None:
         self._held -= st.procs
         self._hungry.pop(st.job.id, None)
 
-    def reallocate(self, now):
+    def reallocate(self, now: float) -> list[Action]:
         free = self.P - self._held
         if free <= 0 or not self._hungry:
             return []
@@ -496,7 +503,7 @@ class _GreedyFill(DynamicPolicy):
                 del self._hungry[st.job.id]
         return actions
 
-    def targets(self, shares):  # pragma: no cover - reallocate is overridden
+    def targets(self, shares: list[_Share]) -> list[int]:  # pragma: no cover - reallocate is overridden
         raise NotImplementedError
 
 
@@ -506,7 +513,7 @@ class DFCFS(_GreedyFill):
 
     name = "DFCFS"
 
-    def _key(self, st):
+    def _key(self, st: _Share) -> int:
         return st.seq
 
 
@@ -537,7 +544,7 @@ class DSMJF(_GreedyFill):
             raise ValueError(f"running_first must be True or False, got {running_first!r}")
         self.running_first = running_first
 
-    def _key(self, st):
+    def _key(self, st: _Share) -> tuple[bool | int, ...]:
         return (st.procs == 0, st.n, st.seq) if self.running_first else (st.n, st.seq)
 
     def __repr__(self) -> str:

@@ -282,6 +282,7 @@ class UnlimitedFolding(IsmailStatic):
         waiting, alloc = self.waiting, self.allocator
         while waiting and alloc.free > 0:
             size = waiting.first()
+            assert size is not None  # the queue is not empty
             started.append(self._launch(waiting.pop(size), size, min(size, alloc.free)))
         return started
 
@@ -347,7 +348,7 @@ class EPFP(IsmailStatic):
             return []
         head = q[lo:lo + k]
         shares = fold_evenly([n for _, n in head], fp)
-        started = [self._launch(job, n, m) for (job, n), m in zip(head, shares, strict=True) if m > 0]
+        started: list[Action] = [self._launch(job, n, m) for (job, n), m in zip(head, shares, strict=True) if m > 0]
         self._front = lo + len(started)  # the earliest ones are served first, so a prefix starts
         if self._front > 4096 and self._front * 2 > len(q):
             del q[:self._front]
@@ -492,6 +493,7 @@ class AdaptiveFolding(IsmailStatic):
             while waiting and alloc.free > 0:
                 fp = alloc.free
                 size = waiting.first()
+                assert size is not None  # the queue is not empty
                 if size > F * fp + _EPS:  # ceil(n / F) > FP
                     break
                 started.append(self._launch(waiting.pop(size), size, min(size, fp)))

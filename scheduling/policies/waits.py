@@ -35,7 +35,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from topologies import TreeRequest
 
-from ..kernel.actions import Timer
+from ..kernel.actions import Action, Timer
 from ..kernel.jobs import Job
 
 __all__ = ["SwitchesWait", "WaitOver", "waits_for_switches"]
@@ -80,7 +80,7 @@ class SwitchesWait:
         #: job id -> relaxed request of queued jobs whose wait has ended
         self._relaxed: dict[int, TreeRequest] = {}
 
-    def _waits_arrival(self, job: Job, now: float) -> list[Timer] | None:
+    def _waits_arrival(self, job: Job, now: float) -> list[Action] | None:
         """Record ``job``'s wait, if it has one; the timer for its end (``None`` if none is needed:
         no wait, or one already over)."""
         r = job.request

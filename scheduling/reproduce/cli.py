@@ -65,7 +65,7 @@ def command(args: argparse.Namespace) -> int:
     counts: dict[str, int] = {}
     for r in results:
         counts[verdict(r)] = counts.get(verdict(r), 0) + 1
-    per_paper = {}
+    per_paper: dict[str, tuple[int, int]] = {}
     for r in results:
         held, total = per_paper.get(r.claim.paper, (0, 0))
         per_paper[r.claim.paper] = (held + r.outcome.holds, total + 1)

@@ -33,11 +33,17 @@ from __future__ import annotations
 
 import dataclasses
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..kernel.api import simulate
 from .claims import Claim, Outcome, Size, estimate, register
+
+if TYPE_CHECKING:
+    from topologies import SwitchTree
+
+    from ..kernel.result import SimulationResult
 
 __all__: list[str] = []
 
@@ -50,7 +56,7 @@ THRESHOLDS = (0.01, 0.05, 0.10, 0.25)
 THRESHOLD = 0.05
 
 
-def fat_tree(nodes: int, leaf: int):
+def fat_tree(nodes: int, leaf: int) -> SwitchTree:
     """A two-level fat tree of ``nodes`` nodes: leaf switches of ``leaf`` nodes (the last one holds
     the rest) under one core switch."""
     from topologies import SwitchTree
@@ -79,10 +85,12 @@ def _windows(trace: str, count: int, size: int) -> tuple[tuple, ...]:
     return tuple(out)
 
 
-def shared_uplinks(tree, result) -> tuple[int, int]:
+def shared_uplinks(tree: SwitchTree, result: SimulationResult) -> tuple[int, int]:
     """``(jobs crossing an uplink, of them those sharing one with a job running at the same time)``:
     a sweep over starts and ends with a per-link count of the running jobs that cross it."""
     placed = result.placements
+    if placed is None:
+        raise ValueError("shared_uplinks needs the jobs' placements: simulate(..., record_placement=True)")
     t = result.table
     N = tree.size
     events = []

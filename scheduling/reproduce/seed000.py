@@ -21,13 +21,17 @@ means ± the 95% half-width of the per-seed ratios. The diagnoses are in ``docs/
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..kernel.api import simulate
 from .claims import Claim, Outcome, Size, estimate, register
+
+if TYPE_CHECKING:
+    from ..kernel.result import SimulationResult
 
 __all__: list[str] = []
 
@@ -42,15 +46,15 @@ class _Run(NamedTuple):
     seeds: tuple[int, ...]
 
 
-def _mean(values) -> float:
+def _mean(values: Sequence[float]) -> float:
     return float(np.mean(values))
 
 
-def _est(values, fmt: str = ".4g") -> str:
+def _est(values: Sequence[float], fmt: str = ".4g") -> str:
     return estimate(values, fmt)[1]
 
 
-def _ratio(num, den, fmt: str = ".3f") -> str:
+def _ratio(num: Sequence[float], den: Sequence[float], fmt: str = ".3f") -> str:
     """The ratio of the means ± the 95% half-width of the per-seed ratios."""
     text = f"{_mean(num) / _mean(den):{fmt}}"
     if len(num) > 1:
@@ -84,12 +88,12 @@ def _static_values(metric: str, policy: str, load: float, run: _Run, *, sizes: s
             for s in run.seeds]
 
 
-def _rt(policy: str, load: float, run: _Run, **kw) -> list[float]:
+def _rt(policy: str, load: float, run: _Run, **kw: str) -> list[float]:
     """Mean response time per seed."""
     return _static_values("mean_turnaround", policy, load, run, **kw)
 
 
-def _first_fit(sizes: str):
+def _first_fit(sizes: str) -> Callable[[Size], Outcome]:
     def run(size: Size) -> Outcome:
         r = _static(size, 1500, (0, 1, 2))
         names = ("FF", "FFDS", "FCFS", "FFIS")
@@ -159,7 +163,7 @@ register(Claim(
 ))
 
 
-def _mfff(sizes: str, runtimes: str):
+def _mfff(sizes: str, runtimes: str) -> Callable[[Size], Outcome]:
     def run(size: Size) -> Outcome:
         r = _static(size)
         kw = dict(sizes=sizes, runtimes=runtimes)
@@ -248,7 +252,7 @@ register(Claim(
 ))
 
 
-def _f2max_ratios(policy: str, loads, run: _Run) -> dict[float, tuple[list[float], list[float]]]:
+def _f2max_ratios(policy: str, loads: Sequence[float], run: _Run) -> dict[float, tuple[list[float], list[float]]]:
     """Per load, the mean response times per seed of ``policy-f2max`` and ``policy`` (r = 2/3, the thesis' value
     for uniform run times)."""
     return {x: (_rt(f"{policy}-f2max", x, run), _rt(policy, x, run)) for x in loads}
@@ -309,7 +313,7 @@ def _dyn(size: Size, jobs: int = 2000, seeds: tuple[int, ...] = (1, 2), warmup: 
 
 
 def _dynamic(policy: str, execution: str, speedup: str, load: float, seed: int, jobs: int, warmup: int,
-             C: float = 0.0, running_first: bool = True):
+             C: float = 0.0, running_first: bool = True) -> SimulationResult:
     """One run on 64 processors under a §4.4.1 workload with overhead ``C`` (cached: claims share runs within
     a process); ``running_first=False``: DSMJF read as one queue."""
     return _dynamic_run(policy, execution, speedup, load, seed, jobs, warmup, float(C), running_first)
@@ -317,14 +321,17 @@ def _dynamic(policy: str, execution: str, speedup: str, load: float, seed: int, 
 
 @cache
 def _dynamic_run(policy: str, execution: str, speedup: str, load: float, seed: int, jobs: int, warmup: int,
-                 C: float, running_first: bool):
+                 C: float, running_first: bool) -> SimulationResult:
     from topoalloc import FlatPool
     from topologies import Flat
 
     from ..policies import DSMJF, get
+    from ..policies.ismail_dynamic import DynamicPolicy
     from ..workloads import ismail_dynamic
 
     pol = get(policy) if running_first else DSMJF(running_first=False)
+    if not isinstance(pol, DynamicPolicy):
+        raise TypeError(f"policy {policy!r} has no overhead C; give a dynamic policy of chapter 4 such as 'DEQP'")
     pol.overhead = C
     w = ismail_dynamic(execution, load=load, speedup=speedup)
     return simulate(FlatPool(Flat(P)), pol, w, jobs=jobs, warmup=warmup, seed=seed)
@@ -417,7 +424,7 @@ def table_4_3(size: Size, column: str = "moved", dsmjf_running_first: bool = Tru
     return {p: tuple(total(p, x) / total("DFCFS", x) for x in TABLE_LOADS) for p in THESIS_TABLE_4_3}
 
 
-def _table_text(t: dict[str, tuple[float, ...]], names=("DEQP", "DPROP", "DSMJF")) -> str:
+def _table_text(t: dict[str, tuple[float, ...]], names: Sequence[str] = ("DEQP", "DPROP", "DSMJF")) -> str:
     return ", ".join(f"{p} " + " / ".join(f"{v:.2f}" for v in t[p]) for p in names)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,8 @@ def _jobs_per_day(size: Size) -> Outcome:
              and 80 <= n50 <= 90 and 160 <= n100 <= 175 and abs(n75 - 15000) <= 0.03 * 15000)
     ours = (f"E[L] = {lifetime:.1f} min; {n50:.1f} jobs a day at rho = 0.5, {n100:.1f} at 1.0; "
             f"{n75:,.0f} expected in 120 days at 0.75")
-    values = {"mean_lifetime_min": lifetime, "jobs_per_day_0.5": n50, "jobs_per_day_1.0": n100, "jobs_120_days": n75}
+    values: dict[str, Any] = {"mean_lifetime_min": lifetime, "jobs_per_day_0.5": n50, "jobs_per_day_1.0": n100,
+                              "jobs_120_days": n75}
     if not size.quick:  # the paper's 120 days, drawn
         drawn = [float(len(list(Downey(N=64, load=0.75, days=120).jobs(seed=s)))) for s in _seeds(size)]
         holds = holds and all(abs(n - 15000) <= 0.03 * 15000 for n in drawn)
@@ -120,7 +122,7 @@ def _load_utilization(size: Size) -> Outcome:
     load = {n: _mean(size, n, "load_average") for n in GREEDY}
     util = {n: _mean(size, n, "utilization") for n in GREEDY}
     worst = max(max(abs(load[n] - p[0]), abs(util[n] - p[1])) for n, p in PAPER_TABLE1.items())
-    holds = worst <= 0.04 and min(GREEDY, key=util.get) == "ASP"
+    holds = worst <= 0.04 and min(GREEDY, key=util.__getitem__) == "ASP"
     ours = (_label(size) + "load average " + ", ".join(f"{n} {_text(size, n, 'load_average', '.3f')}" for n in GREEDY)
             + "; utilization " + ", ".join(f"{n} {_text(size, n, 'utilization', '.3f')}" for n in GREEDY)
             + f"; largest difference from the paper's cells {worst:.3f}")
@@ -182,7 +184,7 @@ register(Claim(
 
 def _sev_slowdown(size: Size) -> Outcome:
     p90 = {n: _mean(size, n, "p90_slowdown") for n in GREEDY}
-    holds = min(p90, key=p90.get) == "SEV" and p90["SEV"] < 0.5 * min(v for k, v in p90.items() if k != "SEV")
+    holds = min(p90, key=p90.__getitem__) == "SEV" and p90["SEV"] < 0.5 * min(v for k, v in p90.items() if k != "SEV")
     return Outcome(holds, _label(size) + "90th-percentile slowdown " + ", ".join(f"{n} {_text(size, n, 'p90_slowdown')}"
                                                                   for n in GREEDY), {"p90_slowdown": p90})
 
@@ -198,7 +200,7 @@ register(Claim(
 
 def _asp_cv(size: Size) -> Outcome:
     cv = {n: _mean(size, n, "cv_cluster_size") for n in GREEDY}
-    return Outcome(max(cv, key=cv.get) == "ASP", _label(size) + "CV of cluster size " + ", ".join(
+    return Outcome(max(cv, key=cv.__getitem__) == "ASP", _label(size) + "CV of cluster size " + ", ".join(
         f"{n} {_text(size, n, 'cv_cluster_size')}" for n in GREEDY), {"cv_cluster_size": cv})
 
 

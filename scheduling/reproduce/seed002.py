@@ -8,11 +8,17 @@ Every comparison uses common random numbers (the same seeds for every policy).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..kernel.api import simulate
 from ..workloads import CubeDims, Exponential, MeshSides, Synthetic
 from .claims import Claim, Outcome, Size, estimate, register
+
+if TYPE_CHECKING:
+    from ..kernel.result import SimulationResult
 
 __all__: list[str] = []
 
@@ -25,7 +31,7 @@ def _jobs(size: Size, quick: int = 8000) -> int:
     return size.pick(quick, 50_500)
 
 
-def _cube(policy: str, load: float, seed: int, jobs: int):
+def _cube(policy: str, load: float, seed: int, jobs: int) -> SimulationResult:
     from topoalloc import Buddy
     from topologies import Hypercube
 
@@ -33,7 +39,7 @@ def _cube(policy: str, load: float, seed: int, jobs: int):
     return simulate(Buddy(Hypercube(8)), policy, w, jobs=jobs, warmup=500, seed=seed)
 
 
-def _mesh(allocator: str, policy: str, load: float, seed: int, jobs: int):
+def _mesh(allocator: str, policy: str, load: float, seed: int, jobs: int) -> SimulationResult:
     import topoalloc
     from topologies import Mesh
 
@@ -71,7 +77,7 @@ register(Claim(
 ))
 
 
-def _limit_vs_rsr(limit: str, rsr: str):
+def _limit_vs_rsr(limit: str, rsr: str) -> Callable[[Size], Outcome]:
     def run(size: Size) -> Outcome:
         jobs = _jobs(size)
         lim = [_cube(limit, 0.3, s, jobs).summary()["mean_turnaround"] for s in _seeds(size)]

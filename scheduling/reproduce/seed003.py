@@ -19,9 +19,17 @@ The diagnoses are in ``docs/reproductions/seed003.md``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .claims import Claim, Outcome, Size, register
+
+if TYPE_CHECKING:
+    from ..kernel.jobs import Job
+    from ..kernel.result import SimulationResult
+    from ..models.speedup import Tabulated
 
 __all__ = ["curve_speedup", "peaked", "good", "kinds", "interactive", "batch", "batch_efficiency", "amdahl_ratios"]
 
@@ -33,32 +41,32 @@ def _processors(size: Size) -> int:
     return size.pick(P, 50)
 
 
-def curve_speedup(values):
+def curve_speedup(values: Sequence[float]) -> Tabulated:
     """A Tabulated speedup with the given S(1..n)."""
     from .. import Tabulated
 
     return Tabulated(tuple(s / p for p, s in enumerate(values, start=1)))
 
 
-def peaked(n: int, peak: int, top: float):
+def peaked(n: int, peak: int, top: float) -> Tabulated:
     """Speedup on 1..``n`` processors rising linearly to ``top`` at ``peak`` processors, then slowing down."""
     return curve_speedup([1 + (top - 1) * (p - 1) / (peak - 1) if p <= peak else top * (peak / p) ** 0.5
                           for p in range(1, n + 1)])
 
 
-def good(n: int):
+def good(n: int) -> Tabulated:
     """A good speedup curve on 1..``n`` processors."""
     return curve_speedup([p / (1 + 0.02 * (p - 1)) for p in range(1, n + 1)])
 
 
-def kinds(mix: str, processors: int = P) -> list:
+def kinds(mix: str, processors: int = P) -> list[Tabulated]:
     """The speedup curves of ``mix``: ``g`` good, ``p`` poor (peak 3 at 6 processors), ``e`` a peak of 7
     at 12."""
     return [{"g": good(processors), "p": peaked(processors, 6, 3.0), "e": peaked(processors, 12, 7.0)}[k]
             for k in mix]
 
 
-def interactive(mix: str, processors: int = P) -> list:
+def interactive(mix: str, processors: int = P) -> list[Job]:
     """A static mix (§4.5): the jobs start together, each asking for the whole machine."""
     from .. import Job
 
@@ -66,7 +74,7 @@ def interactive(mix: str, processors: int = P) -> list:
             for i, s in enumerate(kinds(mix, processors))]
 
 
-def batch(mix: str, repeats: int = 40, processors: int = P) -> list:
+def batch(mix: str, repeats: int = 40, processors: int = P) -> list[Job]:
     """A closed mix (§5.3): one slot per job, replaced by the same kind when it finishes."""
     from .. import Job
 
@@ -75,23 +83,28 @@ def batch(mix: str, repeats: int = 40, processors: int = P) -> list:
             for r in range(repeats) for i, s in enumerate(speedups)]
 
 
-def batch_efficiency(name: str, mix: str, *, repeats: int = 40, jobs: int = 30, processors: int = P, **kw):
-    """System efficiency of policy ``name`` on the batch ``mix`` up to the ``jobs``-th completion, and the
+def batch_efficiency(name: str, mix: str, *, repeats: int = 40, jobs: int = 30, processors: int = P,
+                     **kw: Any) -> tuple[float, SimulationResult]:
+    """System efficiency of policy ``name`` (a dynamic policy: :mod:`scheduling.policies.ismail_dynamic`,
+    :mod:`scheduling.policies.efficiency`) on the batch ``mix`` up to the ``jobs``-th completion, and the
     result."""
     from topoalloc import FlatPool
     from topologies import Flat
 
     from .. import Simulator
     from ..policies import get
+    from ..policies.ismail_dynamic import DynamicPolicy
 
     pol = get(name)
+    if not isinstance(pol, DynamicPolicy):
+        raise TypeError(f"policy {name!r} measures no system efficiency; give a dynamic policy such as 'EQUI'")
     for k, v in kw.items():
         setattr(pol, k, v)
     r = Simulator(FlatPool(Flat(processors)), pol, batch(mix, repeats, processors), jobs=jobs).run()
     return pol.system_efficiency((0.0, r.window[1])), r
 
 
-def _batch_size(size: Size) -> dict:
+def _batch_size(size: Size) -> dict[str, int]:
     return size.pick({"repeats": 40, "jobs": 30, "processors": P}, {"repeats": 200, "jobs": 150, "processors": 50})
 
 
@@ -131,7 +144,8 @@ register(Claim(
 ))
 
 
-def amdahl_ratios(processors=(16, 32, 64, 128), mixes: int = 200, seed: int = 11) -> dict[int, list[float]]:
+def amdahl_ratios(processors: Sequence[int] = (16, 32, 64, 128), mixes: int = 200,
+                  seed: int = 11) -> dict[int, list[float]]:
     """EQUAL-EFF / OPT-EFF system efficiency on three-job mixes of smooth Amdahl curves, serial fractions
     uniform on [0, 0.5] (the range of Ismail's MISP jobs), ``{P: [ratios]}``. (Dowdy's extrapolation
     (1 + beta) / (p + beta) *is* an Amdahl efficiency curve, so one measurement on more than one processor
@@ -157,7 +171,8 @@ def _smooth(size: Size) -> Outcome:
              and min(min(v) for v in small.values()) < min(ratios[32]))
     worst = ", ".join(f"{n}: {min(v):.3f}" for n, v in {**small, **ratios}.items())
     return Outcome(holds, f"worst EQUAL-EFF / OPT-EFF on three-job Amdahl mixes (200; 100 at 4 and 8 processors) "
-                          f"by processors: {worst}; never above the optimum", {**small, **ratios})
+                          f"by processors: {worst}; never above the optimum",
+                   {str(n): v for n, v in {**small, **ratios}.items()})
 
 
 register(Claim(

@@ -25,12 +25,18 @@ jobs, seed 4; full: 3,000 jobs, seeds 4-8).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..metrics.gang import FIG3, FIG3_CLASS6_PRINTED_SERVICE, FIG3_PRINTED_RS, ClassRow
 from .claims import Claim, Outcome, Size, estimate, register
+
+if TYPE_CHECKING:
+    from ..kernel.jobs import Job
+    from ..kernel.result import SimulationResult
 
 __all__: list[str] = []
 
@@ -60,7 +66,7 @@ def _august() -> tuple:
     return tuple(j for j in jobs if _AUGUST[0] <= j.arrival < _AUGUST[1] and j.attrs["swf"].average_cpu_time > 0)
 
 
-def _simulate(policy: str, jobs: list, **gang: object):
+def _simulate(policy: str, jobs: list[Job], **gang: Any) -> SimulationResult:
     """``jobs`` scheduled by the log's recorded schedule (``"Recorded"``) or a gang variant."""
     from topoalloc import DHCTree, FlatPool
     from topologies import Flat
@@ -204,7 +210,7 @@ def _label(size: Size) -> str:
 _NAMES = {"Recorded": "EASY-LL", "migrate-leaves": "leaves", "migrate-root": "root", "pushdown": "push-down"}
 
 
-def _ratio_outcome(size: Size, policy: str, baseline: str, holds_fn) -> Outcome:
+def _ratio_outcome(size: Size, policy: str, baseline: str, holds_fn: Callable[[np.ndarray], Any]) -> Outcome:
     r = _ratios(size, policy, baseline)
     return Outcome(bool(holds_fn(r)), _label(size) + f"{_NAMES[policy]}/{_NAMES[baseline]} R/S per class 0-9: "
                                                      f"{_fmt(r)}", {"ratios": r.tolist()})
@@ -448,7 +454,8 @@ register(Claim(
 
 # -- Figs. 8-9: context-switch costs (T = 1000 and 3000 s, switch 1 and 16 s) ---------------------------------
 @cache
-def _switch(quick: bool, variant: str, cycle: float | None = None, cost: float | None = None):
+def _switch(quick: bool, variant: str, cycle: float | None = None,
+            cost: float | None = None) -> tuple[tuple[ClassRow, ...], float]:
     """The per-class table and mean response of the month's first 500 jobs (quick) or of the whole
     month (full) under a gang scheduler; ``"Recorded"``: the log's own schedule of them."""
     from ..metrics.gang import class_table

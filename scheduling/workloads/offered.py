@@ -58,6 +58,7 @@ def request_distribution(sizes: Any) -> tuple[list[Any], np.ndarray] | None:
         UniformCount,
     )
 
+    reqs: list[Any]
     if isinstance(sizes, MeshSides):
         reqs = [(w, h) for w in range(1, sizes.max_w + 1) for h in range(1, sizes.max_h + 1)]
         return reqs, np.full(len(reqs), 1.0 / len(reqs))

@@ -125,6 +125,7 @@ class Synthetic(JobStream):
     def arrival_rate(self) -> float:
         if self.rate is not None:
             return self.rate
+        assert self.load is not None and self.machine_size is not None  # __post_init__ checked them
         return arrival_rate(self.load, self.machine_size, self.sizes.mean_size, self.service.mean)
 
     def jobs(self, seed: int = 0) -> Iterator[Job]:
