@@ -46,6 +46,7 @@ public_api_packages = [
     "topoalloc.mesh",
     "topoalloc.hypercube",
     "topoalloc.tree",
+    "topoalloc.grid",
     "topoalloc.locality",
     "topoalloc.testing",
     "scheduling",

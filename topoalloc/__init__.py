@@ -6,13 +6,16 @@ Every allocator is built from a topology and shares one surface::
     allocator.release(alloc); allocator.free; allocator.fold((4, 3)) -> (2, 3)
 
 See :class:`Allocator` and :class:`Allocation`; :mod:`topoalloc.testing` checks any allocator.
+Meshes and tori of any dimension (``Mesh(8, 8, 8)``, ``Torus(8, 8, 8)``) have the allocators of
+:mod:`topoalloc.grid` (boxes by first fit and best fit, predefined :class:`Partitions`); the
+names ``FirstFit`` and ``BestFit`` here are the 2D classes, and :func:`get` picks by topology.
 Allocators by name: ``topoalloc.get("FirstFit", Mesh(32, 32), rotate=True)``, ``topoalloc.names()``,
 ``topoalloc.register(name, cls)`` (:mod:`topoalloc.registry`).
 """
 
 from topologies._version import __version__
 
-from . import locality
+from . import grid, locality
 from ._memory import MachineTooLargeError
 from .base import Allocation, Allocator
 from .dhc import DHCTree, TreeNode, TreeWeights
@@ -34,6 +37,7 @@ from .errors import (
     UnsupportedTopologyError,
 )
 from .flat import FlatPool
+from .grid import GridAllocator, Partitions
 from .hypercube import Buddy, CubeAllocator, FreeList, GrayCode
 from .mesh import (
     MBS,
@@ -88,6 +92,9 @@ __all__ = [
     "FrameSliding",
     "FirstFit",
     "BestFit",
+    "grid",
+    "GridAllocator",
+    "Partitions",
     "locality",
     "MetricNotApplicableError",
     "NodeSetError",

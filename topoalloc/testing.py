@@ -14,7 +14,8 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 ``fold`` sequences (plus bad requests and bad releases) and checks after every step that
 
 * every grant lies inside the machine and grants are pairwise disjoint;
-* a grant's node set is exactly its region: a submesh of the granted width and height, a subcube
+* a grant's node set is exactly its region: a submesh of the granted width and height, a box of
+  the granted shape on a mesh or torus of any dimension (wrapping only along a ring), a subcube
   of the granted dimension, a tree partition, a constrained set of switch-tree nodes, or (flat,
   and non-contiguous allocators on a mesh)
   the granted number of distinct nodes;
@@ -38,10 +39,15 @@ The machine draws a machine from the given strategy, then runs random ``allocate
 * ``covers(failed, request)``: when it says so, ``request`` finds no placement on a free mask on
   which ``failed`` found none.
 
+Machines of any dimension: :func:`meshes_nd` and :func:`tori` draw them, and the requests drawn for
+them are shapes of up to ``ndim`` sides (padded with 1s by the mesh). The brute-force box oracle
+:func:`perfect_box` checks every base of every allowed order of the request's sides, cell by cell.
+
 Oracles are callables ``oracle(allocator, free, request) -> bool`` ("a placement exists"), where
-``free`` is the boolean free mask (2D ``(height, width)`` on a mesh, 1D otherwise) taken before the
-call. An oracle may also have a ``check_choice(allocator, free, request, allocation)`` method that
-asserts the chosen placement is right (``BestFit`` uses it). It is called *after* the allocation:
+``free`` is the boolean free mask (``topology.shape`` on a mesh: ``(height, width)`` in 2D, the last
+dimension first in general; 1D otherwise) taken before the call. An oracle may also have a
+``check_choice(allocator, free, request, allocation)`` method that asserts the chosen placement is
+right (``BestFit`` uses it). It is called *after* the allocation:
 ``free`` is the state before it, but ``allocator.allocations`` already includes the new grant.
 """
 
@@ -56,7 +62,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from topologies import Flat, Hypercube, Mesh, RequestError, Subcube, Submesh, SwitchTree
+from topologies import Box, Flat, Hypercube, Mesh, RequestError, Subcube, Submesh, SwitchTree, Torus
 
 from .base import Allocation, Allocator
 from .errors import DoubleReleaseError, ForeignAllocationError
@@ -71,6 +77,8 @@ from .testing_trees import (
 
 __all__ = [
     "meshes",
+    "meshes_nd",
+    "tori",
     "square_power_of_two_meshes",
     "hypercubes",
     "flats",
@@ -79,6 +87,9 @@ __all__ = [
     "free_mask",
     "check_region",
     "perfect_submesh",
+    "perfect_box",
+    "first_box",
+    "partition_boxes",
     "buddy_2d",
     "frame_positions",
     "perfect_subcube",
@@ -109,6 +120,31 @@ def meshes(min_side: int = 1, max_side: int = 10) -> st.SearchStrategy[Mesh]:
     return st.builds(Mesh, side, side)
 
 
+def meshes_nd(min_dims: int = 1, max_dims: int = 3, max_side: int = 5, max_size: int = 64,
+              wrap: bool | None = None) -> st.SearchStrategy[Mesh]:
+    """Meshes of ``min_dims..max_dims`` dimensions with sides in ``1..max_side`` and at most
+    ``max_size`` nodes, each dimension wrapped or not at random (``wrap=None``), or all wrapped
+    (``True``: tori) or none (``False``)."""
+
+    @st.composite
+    def build(draw: Any) -> Mesh:
+        nd = draw(st.integers(min_dims, max_dims), label="dimensions")
+        dims: list[int] = []
+        for _ in range(nd):
+            room = max_size // max(1, int(np.prod(dims)) if dims else 1)
+            dims.append(draw(st.integers(1, max(1, min(max_side, room))), label="side"))
+        flags = tuple(draw(st.booleans(), label="wrap") for _ in range(nd)) if wrap is None else (wrap,) * nd
+        return Mesh(*dims, wrap=flags)
+
+    return build()
+
+
+def tori(min_dims: int = 1, max_dims: int = 3, max_side: int = 5, max_size: int = 64) -> st.SearchStrategy[Torus]:
+    """Tori (every dimension wraps) of ``min_dims..max_dims`` dimensions, sides in ``1..max_side``, at most
+    ``max_size`` nodes: :func:`meshes_nd` with ``wrap=True``."""
+    return meshes_nd(min_dims, max_dims, max_side, max_size, wrap=True)  # type: ignore[return-value]
+
+
 def square_power_of_two_meshes(max_exp: int = 4) -> st.SearchStrategy[Mesh]:
     """Square meshes of side ``2**e``, ``0 <= e <= max_exp`` (what 2D buddy accepts)."""
     return st.integers(0, max_exp).map(lambda e: Mesh(1 << e, 1 << e))
@@ -133,6 +169,23 @@ def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
     topo = allocator.topology
     if isinstance(topo, SwitchTree):
         return tree_requests(allocator)
+    if isinstance(topo, Mesh) and topo.ndim != 2:
+        wide = getattr(allocator, "rotate", False)
+        top = max(topo.dims)
+
+        def fits_nd(r: Any) -> bool:
+            try:
+                allocator.validate(r)
+                return True
+            except RequestError:
+                return False
+
+        full = st.tuples(*[st.integers(1, top if wide else L) for L in topo.dims])
+        short = st.integers(1, topo.ndim).flatmap(lambda k: st.tuples(*[st.integers(1, top) for _ in range(k)]))
+        shapes_nd = st.one_of(full, short)
+        if getattr(allocator, "accepts_counts", False):
+            shapes_nd = st.one_of(shapes_nd, st.integers(1, min(topo.size, 4)), st.integers(1, topo.size))
+        return shapes_nd.filter(fits_nd)
     if isinstance(topo, Mesh):
         wide = getattr(allocator, "rotate", False)
         w = st.integers(1, max(topo.width, topo.height) if wide else topo.width)
@@ -167,6 +220,22 @@ def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.Search
     if cap is not None and isinstance(topology, Hypercube) and cap < topology.dim:
         return st.one_of(bad_requests(topology), st.integers(cap + 1, topology.dim))
     junk = st.sampled_from(["4", 2.5, None, True, object()])
+    if isinstance(topology, Mesh) and topology.ndim != 2:
+        if getattr(allocator, "accepts_counts", False):
+            cap = getattr(allocator, "capacity", topology.size)
+            counts = st.one_of(st.integers(-3, 0), st.just(cap + 1))
+        else:
+            counts = st.integers(1, 4)
+        nd = topology.ndim
+        return st.one_of(
+            junk,
+            counts,
+            st.tuples(*([st.integers(-3, 0)] + [st.integers(1, 2)] * (nd - 1))),
+            st.tuples(*([st.integers(1, 2)] * (nd - 1) + [st.integers(-3, 0)])),
+            st.just(tuple(L + 1 for L in topology.dims)),
+            st.just((1,) * (nd + 1)),
+            st.just(()),
+        )
     if isinstance(topology, Mesh):
         if getattr(allocator, "accepts_counts", False):  # counts are requests: only bad counts are bad
             cap = getattr(allocator, "capacity", topology.size)
@@ -209,6 +278,13 @@ def check_region(allocator: Allocator, allocation: Allocation) -> None:
     if isinstance(topo, Mesh) and getattr(allocator, "recognition", "") in NONCONTIGUOUS:
         assert isinstance(place, np.ndarray), f"{allocation!r}: a non-contiguous placement is a node-id array"
         expected = place
+    elif isinstance(place, Box):
+        assert isinstance(topo, Mesh) and place.ndim == topo.ndim, f"{allocation!r}: a box of the wrong dimension"
+        assert place.shape == tuple(allocation.request), f"{allocation!r}: shape differs from grant"
+        for o, side, L, ring in zip(place.origin, place.shape, topo.dims, topo.ring, strict=True):
+            assert 0 <= o < L and side <= L, f"{allocation!r} leaves the machine"
+            assert ring or o + side <= L, f"{allocation!r} wraps along a dimension that is no ring"
+        expected = place.node_ids(topo.dims)
     elif isinstance(topo, Mesh):
         assert isinstance(place, Submesh), f"{allocation!r}: a mesh placement must be a Submesh"
         assert place.shape == tuple(allocation.request), f"{allocation!r}: shape differs from grant"
@@ -226,7 +302,7 @@ def check_region(allocator: Allocator, allocation: Allocation) -> None:
 
 #: Recognition rules of the non-contiguous mesh allocators: their placements are sorted node-id
 #: arrays, not submeshes.
-NONCONTIGUOUS = ("any", "page")
+NONCONTIGUOUS = ("any", "page", "size-class")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,6 +325,104 @@ def perfect_submesh(allocator: Allocator, free: np.ndarray, request: tuple[int, 
     if _window_free(free, w, h).any():
         return True
     return bool(getattr(allocator, "rotate", False) and _window_free(free, h, w).any())
+
+
+def _box_shapes(allocator: Allocator, request: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The request, then (with ``rotate``/``permute``) its other orders, each once, that fit the machine."""
+    dims = allocator.topology.dims
+    orders = itertools.permutations(request) if getattr(allocator, "rotate", False) else [request]
+    out: list[tuple[int, ...]] = []
+    for shape in [tuple(request), *orders]:
+        if shape not in out and all(s <= L for s, L in zip(shape, dims, strict=True)):
+            out.append(shape)
+    return out
+
+
+def perfect_box(allocator: Allocator, free: np.ndarray, request: Any) -> bool:
+    """Brute force: any free box of the request's shape (in any order of its sides with ``rotate``)
+    anywhere on a mesh or torus of any dimension, wrapping boxes included along a ring: every base
+    of every shape checked cell by cell (:func:`topoalloc.grid.boxes.free_box_exists`)."""
+    from .grid.boxes import free_box_exists
+
+    topo = allocator.topology
+    request = allocator.validate(request)
+    return bool(free_box_exists(np.asarray(free).reshape(topo.shape), topo.dims, topo.ring,
+                                _box_shapes(allocator, request)))
+
+
+def _first_box_check_choice(allocator: Allocator, free: np.ndarray, request: Any, allocation: Allocation) -> None:
+    """First fit's choice: the first orientation (the request's own first) that has a free box, and
+    in it the first base in node-id order."""
+    from .grid.boxes import free_box_exists
+
+    topo = allocator.topology
+    found = free_box_exists(np.asarray(free).reshape(topo.shape), topo.dims, topo.ring,
+                            _box_shapes(allocator, allocator.validate(request)))
+    assert found, f"{allocation!r} granted but no free box existed"
+    origin, shape = found[0]
+    assert allocation.placement == Box(origin, shape) and allocation.request == shape, (
+        f"first fit for {request!r} chose {allocation.placement!r}, expected {Box(origin, shape)!r}")
+
+
+class _FirstBox:
+    """:func:`perfect_box`, plus :func:`_first_box_check_choice`: the oracle of first fit of boxes."""
+
+    def __call__(self, allocator: Allocator, free: np.ndarray, request: Any) -> bool:
+        return perfect_box(allocator, free, request)
+
+    check_choice = staticmethod(_first_box_check_choice)
+
+
+#: The oracle of :class:`topoalloc.grid.FirstFit`: a free box exists, and the grant is the first one.
+first_box = _FirstBox()
+
+
+def _partition_choice(allocator: Any, free: np.ndarray, request: Any) -> tuple[Any, tuple[int, ...]] | None:
+    """Brute force of :class:`~topoalloc.grid.Partitions`' rule on the free mask: the grids of the
+    least size that hold the request, in order; the first with a wholly free box; in it the free box
+    overlapping the fewest wholly free boxes of the next larger grid, then the first."""
+    free = np.asarray(free).ravel()
+    grids = allocator.grids
+    request = allocator.validate(request)
+
+    def holds(g: Any) -> bool:
+        if isinstance(request, int):
+            return g.size >= request
+        if all(a >= b for a, b in zip(g.shape, request, strict=True)):
+            return True
+        return allocator.rotate and all(a >= b for a, b in zip(sorted(g.shape), sorted(request), strict=True))
+
+    holding = [i for i, g in enumerate(grids) if holds(g)]
+    least = min(grids[i].size for i in holding)
+    for i in (i for i in holding if grids[i].size == least):
+        g = grids[i]
+        boxes = [k for k in range(len(g.origins)) if all(free[v] for v in g.members[k].tolist())]
+        if not boxes:
+            continue
+        nxt = next((j for j in range(i + 1, len(grids)) if grids[j].size > least), None)
+        big = [] if nxt is None else [set(m.tolist()) for m in grids[nxt].members if all(free[v] for v in m.tolist())]
+        cost = [sum(1 for b in big if b & set(g.members[k].tolist())) for k in boxes]
+        k = boxes[cost.index(min(cost))]
+        return g, g.origins[k]
+    return None
+
+
+def partition_boxes(allocator: Allocator, free: np.ndarray, request: Any) -> bool:
+    """A wholly free partition of a grid of the least size that holds the request (Partitions, in the
+    manner of Slurm's torus3d), by brute force. ``check_choice`` asserts the grant is the one the
+    rule picks (first grid with a free box, least fragmentation cost, first box)."""
+    return _partition_choice(allocator, free, request) is not None
+
+
+def _partition_check_choice(allocator: Any, free: np.ndarray, request: Any, allocation: Allocation) -> None:
+    got = _partition_choice(allocator, free, request)
+    assert got is not None, f"{allocation!r} granted but no free partition existed"
+    g, origin = got
+    assert allocation.placement == Box(origin, g.shape), (
+        f"partitions for {request!r} chose {allocation.placement!r}, expected {Box(origin, g.shape)!r}")
+
+
+partition_boxes.check_choice = _partition_check_choice  # type: ignore[attr-defined]
 
 
 def buddy_2d(allocator: Allocator, free: np.ndarray, request: tuple[int, int]) -> bool:
@@ -441,6 +615,8 @@ tree_partitions.check_choice = _tree_check_choice  # type: ignore[attr-defined]
 #: Oracles by ``(recognition, topology class)``; allocators of other packages may add entries.
 ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
     ("perfect", Mesh): perfect_submesh,
+    ("box", Mesh): perfect_box,
+    ("partition", Mesh): partition_boxes,
     ("buddy", Mesh): buddy_2d,
     ("frame", Mesh): frame_positions,
     ("perfect", Hypercube): perfect_subcube,

@@ -1,17 +1,19 @@
 """Machine models: geometry only, no state.
 
-``Mesh``, ``Hypercube``, ``Flat`` and ``SwitchTree`` number their processors with integer ids, measure hop
-distances, convert to networkx graphs with the same ids, and turn a processor count into the
-request a job makes on them (``request_for``). ``Submesh`` and ``Subcube`` are the region values
-contiguous allocators hand out.
+``Mesh`` (any dimension; ``Torus`` when every dimension wraps), ``Hypercube``, ``Flat`` and
+``SwitchTree`` number their processors with integer ids, measure hop distances, convert to networkx
+graphs with the same ids, and turn a processor count into the request a job makes on them
+(``request_for``). ``Submesh``, ``Box`` and ``Subcube`` are the region values contiguous allocators
+hand out.
 """
 
 from ._version import __version__
 from .base import Network, Topology
 from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
+from .grid import Box
 from .hypercube import MAX_CUBE_DIM, Hypercube
-from .mesh import Mesh
+from .mesh import Mesh, Torus
 from .regions import Subcube, Submesh
 from .tree import MAX_TREE_NODES, SwitchTree
 from .tree_files import (
@@ -31,6 +33,8 @@ __all__ = [
     "Topology",
     "Network",
     "Mesh",
+    "Torus",
+    "Box",
     "Hypercube",
     "Flat",
     "SwitchTree",

@@ -19,7 +19,8 @@ class Topology(Protocol):
     """What allocators and policies may ask of a machine model.
 
     ``size`` is the number of processors; a *request* is the plain value a job asks for on this
-    topology (``(w, h)`` on a mesh, a dimension ``k`` on a cube, a count on a flat machine).
+    topology (``(w, h)`` on a 2D mesh, a shape ``(a, b, c)`` on a 3D mesh or torus, a dimension ``k``
+    on a cube, a count on a flat machine).
     """
 
     @property
@@ -49,7 +50,8 @@ class Network(Topology, Protocol):
     * ``n_links``, ``links()`` -- the links, numbered ``0 .. n_links - 1``, as ``(n_links, 2)``
       vertex pairs of :meth:`to_networkx`'s graph; ``capacity`` -- each link's capacity;
     * ``route(a, b)`` -- the link ids a message from ``a`` to ``b`` crosses, by the machine's
-      routing (dimension-ordered on meshes, e-cube on cubes, up and down on trees);
+      routing (dimension-ordered on meshes and tori, the shorter way round a ring; e-cube on
+      cubes; up and down on trees);
     * ``link_traffic(nodes)`` -- per link, the messages of one all-to-all round among ``nodes``
       (one per ordered pair) that cross it;
     * ``compact_nodes(n)`` -- a most compact placement of ``n`` nodes (least ``hop_sum``): the

@@ -15,7 +15,8 @@ otherwise; a measure asked of a topology it does not apply to (hops on a
 traffic and compact baseline (:class:`~topologies.Network`: closed forms or vectorised per
 family), and these measures ask it; a new machine with links gets them by answering that
 protocol. The measures of one geometry stay specific and say so: :func:`bbox` and
-:func:`largest_free_submesh` (a mesh), :func:`largest_free_subcube` (a cube),
+:func:`largest_free_submesh` (a 2D mesh), :func:`largest_free_box` (a mesh or torus of any
+dimension), :func:`largest_free_subcube` (a cube),
 :func:`leaf_switches`, :func:`common_level` and :func:`free_per_domain` (a switch tree).
 
 Per job (:mod:`.per_job`):
@@ -29,9 +30,10 @@ Per job (:mod:`.per_job`):
   ``sum_i x_(i) (2i - n + 1)`` over the sorted coordinates, the same in y; on a cube, bit ``b``
   contributes ``c (n - c)`` pairs for ``c`` nodes with the bit set; on a tree, switch ``s``'s
   uplink ``c_s (n - c_s)``).
-* :func:`components` -- pieces (connected in the machine graph on a mesh or a cube, 1 for a
-  contiguous grant; leaf switches on a tree).
-* :func:`bbox` -- width and height of the bounding box (mesh).
+* :func:`components` -- pieces (connected in the machine graph on a mesh or a cube, round the
+  wrap links of a torus, 1 for a contiguous grant; leaf switches on a tree).
+* :func:`bbox` -- the sides of the bounding box (a mesh of any dimension; along a ring the
+  smallest wrapped box). :func:`box_mean_hops` -- a box's mean hops in closed form.
 * :func:`compact_nodes` / :func:`compact_mean_hops` -- the most compact placement of ``n`` nodes,
   the baseline of the placement-dependent run-time models.
 * :func:`pattern_hops` -- hops travelled by one round of a communication pattern (all-to-all, or
@@ -42,11 +44,13 @@ Per job (:mod:`.per_job`):
 
 Machine level, external fragmentation as users see it (:mod:`.free_space`):
 
-* :func:`largest_free_submesh` and :func:`largest_free_subcube`, :func:`free_fragments`,
+* :func:`largest_free_submesh`, :func:`largest_free_box` and :func:`largest_free_subcube`,
+  :func:`free_fragments`,
   :func:`free_per_domain` (a tree's free nodes per domain), and :func:`fragmentation` for an
   allocator.
 
-Contention, with each machine's routing (XY on a mesh -- x first, then y; e-cube on a cube --
+Contention, with each machine's routing (dimension ordered on a mesh -- x first, then y, ...,
+the shorter way round a ring; e-cube on a cube --
 the lowest differing bit first; Dally & Seitz 1987, Sullivan & Bashkow 1977; up and down on a
 tree) (:mod:`.contention`):
 
@@ -69,12 +73,20 @@ tree) (:mod:`.contention`):
 
 from ._common import applies
 from .contention import busiest_link, flow_load, job_links, link_load, links, max_link_load
-from .free_space import fragmentation, free_fragments, free_per_domain, largest_free_subcube, largest_free_submesh
+from .free_space import (
+    fragmentation,
+    free_fragments,
+    free_per_domain,
+    largest_free_box,
+    largest_free_subcube,
+    largest_free_submesh,
+)
 from .per_job import (
     PATTERNS,
     allocation_locality,
     allocation_mean_hops,
     bbox,
+    box_mean_hops,
     common_level,
     compact_mean_hops,
     compact_nodes,
@@ -94,6 +106,7 @@ __all__ = [
     "compact_nodes",
     "compact_mean_hops",
     "submesh_mean_hops",
+    "box_mean_hops",
     "subcube_mean_hops",
     "allocation_locality",
     "allocation_mean_hops",
@@ -102,6 +115,7 @@ __all__ = [
     "leaf_switches",
     "common_level",
     "largest_free_submesh",
+    "largest_free_box",
     "largest_free_subcube",
     "free_fragments",
     "free_per_domain",

@@ -2,8 +2,9 @@
 much traffic, share each link.
 
 Every measure here asks the topology through the :class:`~topologies.Network` protocol
-(``links``, ``link_traffic``, ``capacity``), so each machine routes by its own rule: XY on a mesh
-(x first, then y; Dally & Seitz 1987), e-cube on a cube (the lowest differing bit first;
+(``links``, ``link_traffic``, ``capacity``), so each machine routes by its own rule: dimension
+ordered on a mesh (x first, then y, ...; the shorter way round a ring, the positive way when both
+are as long; Dally & Seitz 1987), e-cube on a cube (the lowest differing bit first;
 Sullivan & Bashkow 1977), up to the lowest common switch and down on a switch tree.
 """
 
@@ -22,7 +23,8 @@ __all__ = ["links", "job_links", "link_load", "max_link_load", "flow_load", "bus
 def links(topology: Any) -> np.ndarray:
     """Every link as a row of its two ends, in link-id order: the topology's ``links()``. Mesh: the
     horizontal links ``(x, y)-(x + 1, y)`` row by row (index ``y (W - 1) + x``), then the vertical
-    ones ``(x, y)-(x, y + 1)`` (index ``H (W - 1) + y W + x``). Cube: for each dimension ``i``, the
+    ones ``(x, y)-(x, y + 1)`` (index ``H (W - 1) + y W + x``); in d dimensions and on a torus, dimension
+    by dimension, wrap links included (:meth:`~topologies.Mesh.links`). Cube: for each dimension ``i``, the
     links ``(w, w + 2^i)`` with bit ``i`` of ``w`` clear, ordered by ``w`` with bit ``i`` removed
     (index ``i 2^(dim - 1) + that``). Switch tree: the node links, then the switches' uplinks
     (:meth:`~topologies.SwitchTree.links`; switch ``s`` is vertex ``N + s``)."""
@@ -37,7 +39,9 @@ def job_links(topology: Any, nodes: Any) -> np.ndarray:
 
     Mesh, XY routing: the horizontal link ``x..x+1`` of row ``y`` is crossed iff row ``y`` holds a
     node on one side and the job has a node on the other; the vertical link ``y..y+1`` of column
-    ``x`` iff column ``x`` holds a node on one side and the job has one on the other. O(W H).
+    ``x`` iff column ``x`` holds a node on one side and the job has one on the other. O(W H). Any
+    dimension and rings: the links the mesh's own count loads (:meth:`~topologies.Mesh.link_traffic`),
+    O(d size).
     Cube, e-cube routing: the link across bit ``i`` at ``w`` is crossed iff a source ``s`` and a
     destination ``d`` with ``s_i != d_i`` have ``d``'s bits below ``i`` and ``s``'s bits above ``i``
     equal to ``w``'s. O(dim P). Switch tree: a member's node link, and the uplink of every switch

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from topologies import Hypercube, Mesh, Subcube, Submesh, SwitchTree
+from topologies import Box, Hypercube, Mesh, Subcube, Submesh, SwitchTree
+from topologies.grid import axis_pair_sum
 
 from ._common import need_kind, need_network, node_count, node_set
 
@@ -26,6 +27,7 @@ __all__ = [
     "compact_nodes",
     "compact_mean_hops",
     "submesh_mean_hops",
+    "box_mean_hops",
     "subcube_mean_hops",
     "allocation_mean_hops",
     "allocation_locality",
@@ -104,12 +106,13 @@ def _count_components(n: int, u: np.ndarray, v: np.ndarray) -> int:
 
 def components(topology: Any, nodes: Any) -> int:
     """Pieces of ``nodes``, a measure of each geometry. Mesh and cube: connected pieces in the
-    machine graph (4-neighbour; one bit apart), 1 for a contiguous grant, O((n + edges) rounds)
-    vectorised. Switch tree: the leaf switches spanned -- nodes under one leaf switch talk
-    through it alone, and a grant over ``k`` leaf switches is ``k`` pieces joined by uplinks
-    (interpretation: a tree has no node-to-node links, so the graph's pieces would be every
-    node); O(n). Any other :class:`~topologies.Network`: connected pieces over its links that
-    join two of the nodes (the definition of a direct network), O(links) per round.
+    machine graph (4-neighbour in 2D, ``2d``-neighbour in d dimensions, round the wrap links of a
+    torus; one bit apart), 1 for a contiguous grant, O((n + edges) rounds) vectorised. Switch tree:
+    the leaf switches spanned -- nodes under one leaf switch talk through it alone, and a grant over
+    ``k`` leaf switches is ``k`` pieces joined by uplinks (interpretation: a tree has no node-to-node
+    links, so the graph's pieces would be every node); O(n). Any other :class:`~topologies.Network`:
+    connected pieces over its links that join two of the nodes (the definition of a direct
+    network), O(links) per round.
 
     >>> from topologies import Hypercube
     >>> components(Hypercube(4), [0b0000, 0b0001, 0b0011, 0b1100])
@@ -126,8 +129,10 @@ def _components(topology: Any, a: np.ndarray) -> int:
     member = np.zeros(topology.size, dtype=bool)
     member[a] = True
     if isinstance(topology, Mesh):
-        return _mesh_components(topology.width, np.sort(a), member)
-    if isinstance(topology, Hypercube):
+        if topology.ndim == 2 and not any(topology.ring):
+            return _mesh_components(topology.dims[0], np.sort(a), member)
+        u, v = _grid_edges(topology, a, member)
+    elif isinstance(topology, Hypercube):
         u, v = _edges(topology, a, member)
     else:  # a direct network: the links joining two members
         ends = np.asarray(topology.links(), dtype=np.int64)
@@ -137,6 +142,27 @@ def _components(topology: Any, a: np.ndarray) -> int:
         pos[a] = np.arange(len(a))
         u, v = pos[ends[:, 0]], pos[ends[:, 1]]
     return _count_components(len(a), u, v)
+
+
+def _grid_edges(topology: Mesh, a: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Machine links between members of ``a`` on a mesh or torus of any dimension: for each dimension,
+    the members whose next node along it (round a ring from ``L - 1`` to ``0``) is a member too, as
+    pairs of positions in ``a``. O(n d) vectorised."""
+    pos = np.full(topology.size, -1, dtype=np.int64)
+    pos[a] = np.arange(len(a))
+    us, vs = [], []
+    stride = 1
+    for L, ring in zip(topology.dims, topology.ring, strict=True):
+        c = (a // stride) % L
+        inner = c < L - 1
+        nxt = np.where(inner, a + stride, a - (L - 1) * stride)
+        ok = (inner | ring) & (L > 1)
+        src, dst = a[ok], nxt[ok]
+        keep = member[dst]
+        us.append(pos[src[keep]])
+        vs.append(pos[dst[keep]])
+        stride *= L
+    return np.concatenate(us), np.concatenate(vs)
 
 
 def _mesh_components(W: int, a: np.ndarray, member: np.ndarray) -> int:
@@ -175,13 +201,33 @@ def _mesh_components(W: int, a: np.ndarray, member: np.ndarray) -> int:
     return pieces
 
 
-def bbox(topology: Mesh, nodes: Any) -> tuple[int, int]:
-    """``(width, height)`` of the smallest submesh containing ``nodes``: a measure of a mesh's
-    geometry. O(n)."""
-    need_kind(topology, "bbox", (Mesh,), "a bounding box of a 2D grid")
+def bbox(topology: Mesh, nodes: Any) -> tuple[int, ...]:
+    """The sides of the smallest box containing ``nodes``: ``(width, height)`` on a 2D mesh, one side per
+    dimension in general (x first). Along a ring the box may wrap, and the side is the ring's length
+    less its longest run of positions holding no node (the smallest arc covering the nodes'
+    coordinates). A measure of a mesh's geometry. O(n) (O(n log n) along a ring: a sort).
+
+    >>> from topologies import Torus
+    >>> bbox(Mesh(8, 8), [0, 9, 2]), bbox(Torus(8, 8), [0, 7, 56]), bbox(Mesh(4, 4, 4), [0, 63])
+    ((3, 2), (2, 2), (4, 4, 4))
+    """
+    need_kind(topology, "bbox", (Mesh,), "a bounding box of a grid")
     a = node_set(topology, nodes)
-    y, x = np.divmod(a, topology.width)
-    return int(x.max() - x.min() + 1), int(y.max() - y.min() + 1)
+    if topology.ndim == 2 and not any(topology.ring):
+        y, x = np.divmod(a, topology.dims[0])
+        return int(x.max() - x.min() + 1), int(y.max() - y.min() + 1)
+    out = []
+    stride = 1
+    for L, ring in zip(topology.dims, topology.ring, strict=True):
+        c = (a // stride) % L
+        stride *= L
+        if not ring:
+            out.append(int(c.max() - c.min() + 1))
+            continue
+        u = np.unique(c)
+        gaps = np.diff(np.concatenate([u, [u[0] + L]])) - 1  # empty positions after each occupied one
+        out.append(int(L - gaps.max()))
+    return tuple(out)
 
 
 def compact_nodes(topology: Any, n: int) -> np.ndarray:
@@ -224,6 +270,32 @@ def submesh_mean_hops(width: int, height: int) -> float:
     return 0.0 if n < 2 else (height * (width * width - 1) + width * (height * height - 1)) / (3 * (n - 1))
 
 
+def box_mean_hops(topology: Mesh, shape: tuple[int, ...]) -> float:
+    """:func:`mean_hops` of a box of sides ``shape`` (x first; placed anywhere: a box's pairwise
+    distances do not depend on where it lies, even wrapped) on ``topology``, in closed form: the
+    pairs that differ along dimension ``i`` number ``(N / s_i)^2`` per pair of coordinates, so the hop
+    sum is ``sum_i w_i (N / s_i)^2 P(s_i)``, with ``P(s) = (s^3 - s) / 6`` the pair sum of ``s``
+    consecutive positions of a line (of a ring too while ``s <= L / 2 + 1``; a longer stretch of a
+    ring is summed by :func:`topologies.grid.axis_pair_sum`, O(s)) and ``w_i`` the dimension's
+    weight; over ``N (N - 1) / 2`` pairs. O(d).
+
+    >>> from topologies import Torus
+    >>> box_mean_hops(Mesh(8, 8), (2, 2)) == submesh_mean_hops(2, 2), box_mean_hops(Torus(4), (4,))
+    (True, 1.3333333333333333)
+    """
+    n = 1
+    for s in shape:
+        n *= s
+    if n < 2:
+        return 0.0
+    total = 0.0
+    weights = topology.weights
+    for i, (s, L, ring) in enumerate(zip(shape, topology.dims, topology.ring, strict=True)):
+        pairs = (s * s * s - s) / 6 if not ring or s <= L // 2 + 1 else axis_pair_sum(np.arange(s), L, True)
+        total += (n // s) ** 2 * pairs * (weights[i] if weights is not None else 1)
+    return total / (n * (n - 1) / 2)
+
+
 def subcube_mean_hops(k: int) -> float:
     """:func:`mean_hops` of a ``k``-subcube in closed form, O(1): ``k 2^(k-1) / (2^k - 1)``."""
     return 0.0 if k < 1 else k * (1 << (k - 1)) / ((1 << k) - 1)
@@ -231,11 +303,16 @@ def subcube_mean_hops(k: int) -> float:
 
 def allocation_mean_hops(topology: Any, allocation: Any) -> float:
     """:func:`mean_hops` of a grant (an :class:`~topoalloc.Allocation`, whose node ids are valid by
-    construction, so they are not checked again): O(1) for a :class:`~topologies.Submesh` or a
-    :class:`~topologies.Subcube` (closed form), the general measure on its node ids otherwise."""
+    construction, so they are not checked again): O(1) for a :class:`~topologies.Submesh`, a
+    :class:`~topologies.Box` or a :class:`~topologies.Subcube` (closed form), the general measure on
+    its node ids otherwise."""
     placement = getattr(allocation, "placement", None)
     if isinstance(placement, Submesh):
+        if getattr(topology, "weights", None) is not None:
+            return box_mean_hops(topology, placement.shape)
         return submesh_mean_hops(placement.width, placement.height)
+    if isinstance(placement, Box) and isinstance(topology, Mesh):
+        return box_mean_hops(topology, placement.shape)
     if isinstance(placement, Subcube):
         return subcube_mean_hops(placement.mask.bit_count())
     need_network(topology, "allocation_mean_hops")
@@ -244,7 +321,8 @@ def allocation_mean_hops(topology: Any, allocation: Any) -> float:
 
 def allocation_locality(topology: Any, allocation: Any) -> tuple[float, int]:
     """``(mean_hops, components)`` of a grant: O(1) for a contiguous placement (a
-    :class:`~topologies.Submesh` or :class:`~topologies.Subcube`: one piece, closed-form hops),
+    :class:`~topologies.Submesh`, :class:`~topologies.Box` or :class:`~topologies.Subcube`: one piece,
+    closed-form hops),
     the general measures on its node ids otherwise (not checked again: an
     :class:`~topoalloc.Allocation`'s are valid by construction). On a switch tree the pieces are
     the leaf switches spanned (:func:`components`).
@@ -258,7 +336,7 @@ def allocation_locality(topology: Any, allocation: Any) -> tuple[float, int]:
     (3.3333333333333335, 2)
     """
     placement = getattr(allocation, "placement", None)
-    if isinstance(placement, Submesh | Subcube):
+    if isinstance(placement, Submesh | Subcube) or (isinstance(placement, Box) and isinstance(topology, Mesh)):
         return allocation_mean_hops(topology, allocation), 1
     need_network(topology, "allocation_locality")
     nodes = np.asarray(allocation.nodes, dtype=np.int64)

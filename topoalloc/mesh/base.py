@@ -8,14 +8,29 @@ from topologies import Mesh, Submesh
 
 from .._memory import check_memory
 from ..base import Allocation, Allocator
+from ..errors import UnsupportedTopologyError
 
-__all__ = ["MeshAllocator", "erosion_shifts"]
+__all__ = ["MeshAllocator", "erosion_shifts", "is_plain_2d"]
 
 _submesh = Submesh._unchecked
 
 
+def is_plain_2d(topology: Mesh) -> bool:
+    """Whether ``topology`` is a mesh the 2D allocators of :mod:`topoalloc.mesh` manage: two
+    dimensions and no ring (a wrapped side of 1 or 2 nodes adds no link, so it counts as a line;
+    per-dimension weights change distances, not which boxes are free). O(1).
+
+    >>> from topologies import Mesh, Torus
+    >>> is_plain_2d(Mesh(8, 8)), is_plain_2d(Torus(8, 8)), is_plain_2d(Mesh(8, 8, 8)), is_plain_2d(Torus(2, 2))
+    (True, False, False, True)
+    """
+    return topology.ndim == 2 and not any(topology.ring)
+
+
 class MeshAllocator(Allocator):
-    """Base of the submesh allocators of a 2D :class:`~topologies.Mesh`.
+    """Base of the submesh allocators of a 2D :class:`~topologies.Mesh` (:func:`is_plain_2d`: a
+    d-dimensional mesh or a torus raises :class:`~topoalloc.errors.UnsupportedTopologyError`; the
+    allocators of :mod:`topoalloc.grid` take those).
 
     Requests are ``(w, h)`` tuples (width along x, height along y), validated by
     :meth:`Mesh.validate_request <topologies.Mesh.validate_request>` (with ``rotate=self.rotate``
@@ -51,6 +66,11 @@ class MeshAllocator(Allocator):
 
     def __init__(self, topology: Mesh) -> None:
         super().__init__(topology)
+        if not is_plain_2d(topology):
+            raise UnsupportedTopologyError(
+                f"{type(self).__name__} of topoalloc.mesh runs on a 2D mesh without wrap-around, not {topology!r}; "
+                f"the allocators of topoalloc.grid take meshes and tori of any dimension "
+                f"(topoalloc.get picks them by topology)")
         check_memory(type(self).__name__, topology, topology.size, self.BYTES_PER_NODE)
         self.width: int = topology.width
         self.height: int = topology.height

@@ -46,7 +46,7 @@ def runs():
 
 def test_the_allocators_compared():
     assert {"Random", "Naive", "Paging", "MBS", "HilbertBestFit", "MC1x1"} <= set(NONCONTIGUOUS)
-    assert set(CONTIGUOUS) == {"Buddy2D", "FrameSliding", "FirstFit", "BestFit"}
+    assert set(CONTIGUOUS) == {"Buddy2D", "FrameSliding", "FirstFit", "BestFit", "Partitions", "SizeClass"}
 
 
 def test_without_communication_cost_every_noncontiguous_allocator_schedules_alike(runs):
