@@ -1,6 +1,8 @@
-"""``topoalloc replay``: an SWF trace (a path, or a name in ``$TOPOALLOC_TRACES``) replayed under
-chosen allocators and policies, each configuration reported as it finishes
-(:mod:`scheduling.experiments.replay` prepares the points).
+"""``topoalloc replay``: a trace -- SWF (a path, or a name in ``$TOPOALLOC_TRACES``), a Batsim
+workload JSON or a Slurm ``sacct --parsable2`` dump, recognised by content
+(:func:`scheduling.formats.load.detect_format`) -- replayed under chosen allocators and policies,
+each configuration reported as it finishes (:mod:`scheduling.experiments.replay` prepares the
+points); ``--export`` writes each configuration's schedule as Batsim's ``_jobs.csv`` or SWF.
 """
 
 from __future__ import annotations
@@ -25,18 +27,25 @@ from ._common import executor_for, kept_alive, not_run_lines, print_cannot_run, 
 
 __all__ = ["add_parser", "command"]
 
+#: The formats ``--export`` writes (:data:`scheduling.formats.EXPORT_FORMATS`).
+EXPORT_CHOICES = ("batsim", "swf")
+
 
 def add_parser(sub: Any) -> None:
     """Add ``replay`` to the sub-command parsers ``sub``."""
-    p = add_subcommand(sub, "replay", "replay an SWF trace under chosen allocators and policies",
+    p = add_subcommand(sub, "replay", "replay a trace (SWF, Batsim workload or sacct dump) under chosen allocators "
+                       "and policies",
                        "  topoalloc replay NASA-iPSC-1993-3.1-cln --topology cube:7 --allocators Buddy,GrayCode "
                        "--policies FCFS,RSR-1\n"
                        "  topoalloc replay path/to/trace.swf --topology mesh:16x20 --oversize clamp "
-                       "--policies FCFS,EASY")
-    p.epilog += _REPLAY_NOTES
-    p.add_argument("trace", metavar="TRACE.swf",
-                   help="a Standard Workload Format trace (.swf or .swf.gz, plain or gzip): a path, or the name of "
-                        "a trace in $TOPOALLOC_TRACES (the .swf/.swf.gz suffix may be left out)")
+                       "--policies FCFS,EASY\n"
+                       "  topoalloc replay site.sacct --topology tree:topology.conf --allocators SlurmTree,FirstFree "
+                       "--policies Recorded,EASY --export batsim --export-dir schedules")
+    p.epilog = (p.epilog or "") + _REPLAY_NOTES
+    p.add_argument("trace", metavar="TRACE",
+                   help="SWF, Batsim workload JSON or sacct --parsable2 dump, recognised by content (plain or "
+                        "gzip): a path, or the name of an SWF trace in $TOPOALLOC_TRACES (the .swf/.swf.gz suffix "
+                        "may be left out)")
     p.add_argument("--topology", default=None, metavar="T",
                    help="mesh:WxH, cube:D, flat:P, tree:AxBx..xN[:names], fattree:K,N or tree:FILE (default: flat "
                         "with the trace's MaxProcs, else its largest job); see below for the request a job of n "
@@ -57,6 +66,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--warmup", type=nonneg_int, default=0, metavar="N", help="first arrivals left out")
     p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
     p.add_argument("--store", metavar="FILE.sqlite", help="keep the results in this SQLite file")
+    p.add_argument("--export", choices=EXPORT_CHOICES, default=None,
+                   help="also write each configuration's schedule into --export-dir: batsim, Batsim's "
+                        "NAME_jobs.csv (each job's nodes as an interval set); swf, NAME.swf and its nodes sidecar "
+                        "NAME.swf.nodes.csv; NAME is allocator-policy-trace (or -loadL). Each configuration is "
+                        "simulated once more for it after the runs, including those resumed from --store (their "
+                        "rows are not recomputed)")
+    p.add_argument("--export-dir", default=".", metavar="DIR",
+                   help="the folder --export writes into, created if missing (default: the current folder)")
     execution_options(p)
 
 
@@ -117,9 +134,9 @@ def command(args: argparse.Namespace) -> int:
     if args.loads:
         print(f"arrivals rescaled to offered loads {', '.join(f'{x:g}' for x in args.loads)} "
               f"(recorded: {jobs.offered_load(topo.size):.3g})")
-    metrics = ("mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_bounded_slowdown")
-    if topo.kind == "tree":
-        metrics += ("mean_leaf_switches", "blocked_fraction")
+    metrics: tuple[str, ...] = ("mean_turnaround", "mean_wait", "utilization", "effectiveness", "mean_bounded_slowdown")
+    if topo.kind == "tree":  # locality on the tree: a recorded schedule's (Recorded, on its nodes) too
+        metrics += ("mean_leaf_switches", "mean_hops", "blocked_fraction")
     order = [p.point_id for p in points]
     by_id = {p.point_id: p for p in points}
     with ResultStore(args.store or ":memory:") as store:
@@ -141,18 +158,61 @@ def command(args: argparse.Namespace) -> int:
         try:
             stats = run_points([(p, 1) for p in points], store, executor, desc=trace.name, progress=progress_flag(args),
                                on_row=on_row)
+            rows = store.rows([points[0].experiment])
+            summaries = aggregate(rows, metrics, order=order)
+            print()
+            print(format_table(summaries, metrics, experiment_column=False, not_run=not_run_lines(stats, points),
+                               time_unit="s"))
+            _print_unbounded(rows, by_id)
+            print_cannot_run(None, stats, points)
+            print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s; times in seconds (the trace's unit)")
+            write_out(summaries, args.out, metrics, not_run=not_run_lines(stats, points), time_unit="s")
+            if args.export:
+                _export(points, stats, args, trace, executor)
         finally:
             executor.close()
-        rows = store.rows([points[0].experiment])
-        summaries = aggregate(rows, metrics, order=order)
-        print()
-        print(format_table(summaries, metrics, experiment_column=False, not_run=not_run_lines(stats, points),
-                           time_unit="s"))
-        _print_unbounded(rows, by_id)
-        print_cannot_run(None, stats, points)
-        print(f"\n{stats.ran} simulations in {stats.seconds:.1f} s; times in seconds (the trace's unit)")
-        write_out(summaries, args.out, metrics, not_run=not_run_lines(stats, points), time_unit="s")
     return 0
+
+
+def _export(points: Sequence[Any], stats: Any, args: argparse.Namespace, trace: Path, executor: Any) -> None:
+    """``--export``: each configuration that ran (now or in the store) simulated once more and its
+    schedule written (:func:`~scheduling.experiments.replay.export_task`), one line per file."""
+    import time
+
+    from ..experiments.replay import export_task
+    from ..formats.schedule_export import export_name
+
+    folder = Path(args.export_dir)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"--export-dir: {folder} is a file, not a folder")
+    stem = trace.name
+    for suffix in (".gz", ".swf", ".json", ".sacct", ".txt", ".log"):
+        stem = stem.removesuffix(suffix)
+    workload = export_name(stem) if stem.strip("._-") else "w0"
+    tasks = []
+    for p in points:
+        if p.point_id in stats.cannot_run:
+            continue
+        task = p.task(0)
+        task["export"] = {"format": args.export, "dir": str(folder), "workload_name": workload,
+                          "name": export_name(p.allocator.label, p.policy_label,
+                                              "trace" if p.load is None else f"load{p.load:g}")}
+        tasks.append(task)
+    resumed = stats.skipped
+    print(f"\n--export {args.export}: simulating the {len(tasks)} configuration{'s' if len(tasks) != 1 else ''} once "
+          f"more to write {'their' if len(tasks) != 1 else 'its'} schedule{'s' if len(tasks) != 1 else ''} into "
+          f"{folder}" + (f" ({resumed} of them resumed from --store)" if resumed else ""), flush=True)
+    t0 = time.perf_counter()
+    written: dict[str, list[str]] = {}
+    for got in executor.map_unordered(export_task, tasks):
+        if "cannot_run" in got:
+            print(f"  not exported: {got['cannot_run']}")
+            continue
+        written[got["point_id"]] = got["paths"]
+    for p in points:  # in the table's order
+        for path in written.get(p.point_id, []):
+            print(f"  wrote {path}")
+    print(f"exported {len(written)} schedule{'s' if len(written) != 1 else ''} in {time.perf_counter() - t0:.1f} s")
 
 
 def _print_unbounded(rows: Sequence[dict[str, Any]], by_id: dict[str, Any]) -> None:
@@ -182,7 +242,15 @@ processors wasted; a side longer than the mesh is cut to the mesh and the other 
 fit) -- except that an allocator that takes processor counts (the non-contiguous mesh allocators)
 is given n itself, so every allocator is offered the trace's own load. The report says, per
 allocator, what a count becomes and the processors asked against those granted. Jobs larger than
-the machine are skipped and counted in the report, unless --oversize says otherwise."""
+the machine are skipped and counted in the report, unless --oversize says otherwise.
+
+A Batsim workload's job asks for its res; its run time is its profile's (delay, composed). An sacct
+dump's job asks for its NNodes; its run time is End - Start; steps, jobs that never started,
+requeued or still running ones are counted in the report, not replayed. On --topology
+tree:topology.conf (the site's own file) each job also keeps the nodes its NodeList names, and
+--policies Recorded replays the recorded schedule on them: its leaf switches and hops appear beside
+the allocators'. --export writes each configuration's schedule (batsim: NAME_jobs.csv; swf: NAME.swf
+and NAME.swf.nodes.csv) by simulating it once more after the runs, also when --store resumed it."""
 
 
 def _fit_allocators(jobs: Any, topo: Any, allocs: Sequence[Any], oversize: str) -> list[str]:
@@ -225,7 +293,7 @@ def _trace_file(name: str) -> Path:
 
     path = Path(name)
     if path.is_dir():
-        raise UserError(f"{path} is a directory, not an SWF trace file")
+        raise UserError(f"{path} is a directory, not an SWF trace file, Batsim workload or sacct dump")
     if path.is_file():
         return path
     try:
@@ -236,11 +304,14 @@ def _trace_file(name: str) -> Path:
 
 def _read_replay_trace(read_trace: Any, trace: Path, topo: Any = None, too_large: str = "skip") -> Any:
     """The trace's jobs for ``topo``; a file that cannot be read or has no job is a one-line error."""
+    from ..formats.batsim import BatsimError
+    from ..formats.load import TraceFormatError
+    from ..formats.sacct import SacctError
     from ..formats.swf_records import SWFError, SWFReadError
 
     try:
         jobs = read_trace(trace, topo, too_large=too_large)
-    except SWFReadError as exc:
+    except (SWFReadError, BatsimError, SacctError, TraceFormatError) as exc:  # their messages name the file
         raise UserError(str(exc)) from None
     except (SWFError, OSError) as exc:
         raise UserError(f"{trace}: {exc}") from None

@@ -1,6 +1,8 @@
-"""Replaying a recorded trace: the trace read for a topology (cached per process), the request each
-allocator is given for a job's processor count, the jobs an allocator cannot grant even on the
-empty machine, and the points of a replay (one replication each: a trace is one sample).
+"""Replaying a recorded trace: the trace read for a topology (cached per process; SWF, a Batsim
+workload or an ``sacct`` dump), the request each allocator is given for a job's processor count,
+the jobs an allocator cannot grant even on the empty machine, the points of a replay (one
+replication each: a trace is one sample), and the schedule of a point written in another tool's
+format (:func:`export_task`).
 
 Interpretations: a job's processor count is the trace's (:mod:`scheduling.formats.swf_load`); an
 allocator that takes counts (``accepts_counts``) is given the count itself, the others the
@@ -21,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import registry
-from .schema import Component, Point
+from .schema import Component, Point, constrain
 from .topology_spec import TopologySpec
 
 __all__ = [
@@ -33,20 +35,25 @@ __all__ = [
     "describe_requests",
     "fit_to_allocator",
     "trace_points",
+    "export_task",
 ]
 
 
 class TraceSupportError(ImportError):
-    """The SWF reader (:mod:`scheduling.formats.swf_load`) is not available."""
+    """The trace readers (:mod:`scheduling.formats.load`) are not available."""
 
 
 def read_trace(path: str | Path, topology: Any = None, rate_factor: float = 1.0, too_large: str = "skip") -> Any:
-    """The SWF trace at ``path`` as jobs (an :class:`~scheduling.formats.swf_load.SWFTrace` from
-    :func:`~scheduling.formats.swf_load.load_swf`): requests made for ``topology`` (a count on a flat
-    machine, sides on a mesh, a dimension on a cube), jobs larger than it skipped and listed in the
-    trace's ``report`` (or, with ``too_large="clamp"``, cut to the machine; ``"error"`` raises),
-    arrival gaps divided by ``rate_factor``. Cached per process, keyed by the file's path and
-    modification time."""
+    """The trace at ``path`` as jobs -- an SWF file, a Batsim workload JSON or an ``sacct
+    --parsable2`` dump, recognised by its content (:func:`~scheduling.formats.load.load_trace`;
+    an :class:`~scheduling.formats.swf_load.SWFTrace` or a subclass): requests made for
+    ``topology`` (a count on a flat machine, sides on a mesh, a dimension on a cube), jobs larger
+    than it skipped and listed in the trace's ``report`` (or, with ``too_large="clamp"``, cut to
+    the machine; ``"error"`` raises), arrival gaps divided by ``rate_factor``. An ``sacct`` dump's
+    node names are mapped to node ids (each job's ``attrs["nodes"]``, which the ``Recorded`` policy
+    replays) only when ``topology`` is a tree read from the site's file (``tree:FILE``): the node
+    names of a tree given by its level counts are made up. Cached per process, keyed by the
+    file's path and modification time."""
     p = Path(path)
     label = None
     if topology is not None:
@@ -56,21 +63,22 @@ def read_trace(path: str | Path, topology: Any = None, rate_factor: float = 1.0,
     return _read_trace_cached(str(p), p.stat().st_mtime_ns, label, float(rate_factor), too_large)
 
 
-def _load_swf(path: str, topology: Any, rate_factor: float, too_large: str = "skip") -> Any:
+def _load_swf(path: str, topology: Any, rate_factor: float, too_large: str = "skip",
+              map_nodes: bool | None = None) -> Any:
+    """The trace at ``path`` in any format :func:`~scheduling.formats.load.load_trace` reads."""
     try:
-        from ..formats import swf_load as swf
+        from ..formats.load import load_trace
     except ImportError as exc:
-        raise TraceSupportError(f"replaying a trace needs the SWF reader scheduling.formats.swf_load ({exc})") from None
-    load = getattr(swf, "load_swf", None)
-    if load is None:
-        raise TraceSupportError("scheduling.formats.swf_load has no load_swf(path, topology=...)")
-    return load(path, topology=topology, rate_factor=rate_factor, too_large=too_large)
+        raise TraceSupportError(f"replaying a trace needs the trace readers scheduling.formats.load ({exc})") from None
+    return load_trace(path, topology, rate_factor=rate_factor, too_large=too_large, map_nodes=map_nodes)
 
 
 @functools.lru_cache(maxsize=8)
 def _read_trace_cached(path: str, _mtime: int, topology: str | None, rate_factor: float, too_large: str) -> Any:
-    topo = TopologySpec.parse(topology).build() if topology is not None else None
-    return _load_swf(path, topo, rate_factor, too_large)
+    spec = TopologySpec.parse(topology) if topology is not None else None
+    topo = spec.build() if spec is not None else None
+    from_file = spec is not None and spec.kind == "tree" and spec.file is not None
+    return _load_swf(path, topo, rate_factor, too_large, map_nodes=from_file)
 
 
 @dataclass(frozen=True)
@@ -294,7 +302,7 @@ def trace_points(
     a moved copy resumes the same rows."""
     p = Path(path)
     digest = hashlib.sha256(p.read_bytes()).hexdigest()
-    base = {"trace": str(p), "name": p.name, "sha256": digest}
+    base: dict[str, Any] = {"trace": str(p), "name": p.name, "sha256": digest}
     if too_large != "skip":  # only then: the points of earlier replays keep their identity
         base["too_large"] = too_large
     if constraints is not None:
@@ -345,3 +353,47 @@ class _TracePoint(Point):
         cfg = self.config()
         cfg["workload"] = {k: v for k, v in cfg["workload"].items() if k != "trace"}
         return hashlib.sha256(canonical_json(cfg).encode()).hexdigest()[:20]
+
+
+def export_task(task: dict[str, Any]) -> dict[str, Any]:
+    """Simulate the trace point of ``task`` (a :meth:`~scheduling.experiments.schema.Point.task` of a
+    point :func:`trace_points` made, plus ``task["export"]``: ``format`` -- ``"batsim"`` or
+    ``"swf"`` --, ``dir``, ``name`` -- the file stem -- and ``workload_name``) and write its
+    schedule with :func:`scheduling.formats.export`; returns ``{"point_id", "paths"}``, or
+    ``{"point_id", "cannot_run": reason}`` for a configuration that cannot run.
+
+    The run is :func:`~scheduling.experiments.runner.run_task`'s for a trace -- the same trace read,
+    requests (:func:`requests_for_allocator`), ``too_large`` rule (:func:`fit_to_allocator`),
+    constraints, stop and seed, so the same schedule -- with the placements recorded on every
+    topology (the nodes each job ran on are what the Batsim file's ``allocated_resources`` and the
+    SWF sidecar hold). Picklable, so an executor runs these tasks like the runs themselves; it is
+    a second simulation of the configuration: the result row (stored, or resumed from a store)
+    is not touched. O(one simulation + jobs + nodes).
+    """
+    from topologies import RequestSizeError
+
+    from ..formats.schedule_export import export
+    from ..kernel.api import simulate
+
+    cfg = task["point"]
+    work = cfg["workload"]
+    spec = task["export"]
+    if "trace" not in work:
+        raise ValueError(f"export_task replays traces; point {task['point_id']} has workload {work!r}")
+    topo = TopologySpec.parse(cfg["topology"])
+    alloc = Component.from_json(cfg["allocator"])
+    too_large = work.get("too_large", "skip")
+    trace = read_trace(work["trace"], topo, work.get("rate_factor", 1.0), too_large)
+    topology = topo.build()
+    allocator = registry.make_allocator(alloc.name, topology, alloc.kwargs)
+    policy = registry.make_policy(cfg["policy"], cfg.get("policy_params") or {})
+    fit = fit_to_allocator(requests_for_allocator(trace, allocator), allocator, too_large)
+    workload = constrain(fit.jobs, work.get("constraints"), topology)
+    try:
+        result = simulate(allocator, policy, workload, jobs=cfg["jobs"], warmup=cfg["warmup"], seed=task["sim_seed"],
+                          record_placement=True)
+    except RequestSizeError as exc:
+        return {"point_id": task["point_id"], "cannot_run": f"{alloc.label} cannot run on {cfg['topology']}: {exc}"}
+    paths = export(result, spec["format"], spec["dir"], spec["name"], jobs=trace,
+                   workload_name=spec.get("workload_name", "w0"))
+    return {"point_id": task["point_id"], "paths": [str(p) for p in paths]}

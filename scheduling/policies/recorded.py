@@ -22,6 +22,15 @@ to 460 processors at once counting only the jobs of at most 320 processors with 
 the logged waits include times the jobs were held or the batch partition of 338 nodes was
 exceeded; the machine had 512 nodes).
 
+**Where the job ran.** A job that carries its recorded nodes (``job.attrs["nodes"]``: ascending
+node ids on the simulated topology, as :func:`~scheduling.formats.sacct.read_sacct` maps a Slurm
+dump's ``NodeList`` on the site's ``topology.conf``) starts on them: its grant is a
+:class:`RecordedNodes`, so the result records them (``placements``) and, on a switch tree,
+measures their locality (``leaf_switches``, ``mean_hops``) like any allocator's grant. Nodes are
+not checked against each other: a log in which two jobs shared a node (Slurm's ``OverSubscribe``)
+replays as logged. A node id outside the simulated machine raises :class:`RecordedScheduleError`
+naming the job. A job without recorded nodes (an SWF trace) starts on no grant (``None``).
+
 **Where the wait comes from:** ``job.attrs["recorded_wait"]`` if present, else the SWF record
 (``job.attrs["swf"].wait_time``, field 3) that :func:`~scheduling.workloads.load_swf` attaches. A
 wait that is unknown (field 3 = ``-1``, any negative value, or no record at all) is **reported and
@@ -44,6 +53,15 @@ O(log jobs) per job.
 >>> r = simulate(FlatPool(Flat(4)), "Recorded", jobs, jobs=None)
 >>> r.start.tolist(), r.end.tolist(), r.unfinished      # jobs 0 and 1 overlap on 6 > 4 processors
 ([3.0, 1.0], [8.0, 3.0], 1)
+
+With recorded nodes, on a switch tree of two leaf switches of two nodes:
+
+>>> import numpy as np
+>>> from topoalloc import FirstFree; from topologies import SwitchTree
+>>> job = Job(7, 0.0, 2, 4.0, attrs={"recorded_wait": 1.0, "nodes": np.array([1, 2])})
+>>> r = simulate(FirstFree(SwitchTree.uniform((2, 2))), "Recorded", [job], jobs=None, record_placement=True)
+>>> r.placements[7].tolist(), r.leaf_switches.tolist()
+([1, 2], [2])
 """
 
 from __future__ import annotations
@@ -53,12 +71,14 @@ import itertools
 import math
 from typing import Any
 
+import numpy as np
+
 from ..kernel.actions import Action, Start, Timer
 from ..kernel.jobs import Job
 from .base import Policy
 from .registry import register
 
-__all__ = ["Recorded", "RecordedScheduleError", "recorded_wait"]
+__all__ = ["Recorded", "RecordedNodes", "RecordedScheduleError", "recorded_wait"]
 
 _TAG = "recorded-start"
 
@@ -84,6 +104,28 @@ def recorded_wait(job: Job) -> float | None:
     if w is None or isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w) or w < 0:
         return None
     return float(w)
+
+
+class RecordedNodes:
+    """A recorded grant: the node ids a job ran on (read-only, ascending), as the simulator reads an
+    allocation (``nodes``, ``size``). Nothing is allocated: no allocator holds these nodes.
+
+    >>> g = RecordedNodes(np.array([3, 4])); g.size, g
+    (2, RecordedNodes([3, 4]))
+    """
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: np.ndarray) -> None:
+        self.nodes = nodes
+
+    @property
+    def size(self) -> int:
+        """The number of nodes."""
+        return int(self.nodes.size)
+
+    def __repr__(self) -> str:
+        return f"RecordedNodes({self.nodes.tolist()})"
 
 
 class Recorded(Policy):
@@ -127,6 +169,19 @@ class Recorded(Policy):
     def on_finish(self, job: Job, now: float) -> None:
         return None  # nothing was allocated
 
+    def _grant(self, job: Job) -> RecordedNodes | None:
+        """The job's recorded nodes as its grant, or ``None`` when it carries none. O(1)."""
+        nodes = job.attrs.get("nodes")
+        if nodes is None:
+            return None
+        nodes = np.asarray(nodes)
+        size = self.allocator.size
+        if nodes.size and not 0 <= int(nodes[0]) <= int(nodes[-1]) < size:
+            raise RecordedScheduleError(
+                f"job {job.id} ran on nodes {nodes.tolist()[:8]}{'...' if nodes.size > 8 else ''}, outside the "
+                f"simulated machine of {size} nodes: replay it on the topology its nodes were read for")
+        return RecordedNodes(nodes)
+
     def on_timer(self, key: Any, now: float) -> None:
         self._timers.discard(key[1])
 
@@ -136,13 +191,14 @@ class Recorded(Policy):
         while due and due[0][0] <= now:
             _, _, job = heapq.heappop(due)
             n = self.reference_size(job)
-            out.append(Start(job, None, n, n))
+            out.append(Start(job, self._grant(job), n, n))
         if due and due[0][0] not in self._timers:
             self._timers.add(due[0][0])
             out.append(Timer(due[0][0], (_TAG, due[0][0])))
         return out
 
 
-register("Recorded", Recorded, help="the trace's recorded schedule: each job starts at arrival + its SWF wait "
-         "(field 3); no allocator (seed 004's EASY-LL columns)",
-         needs="jobs carrying their recorded wait (an SWF trace); no allocator is used")
+register("Recorded", Recorded, help="the trace's recorded schedule: each job starts at arrival + its recorded wait "
+         "(SWF field 3, or an sacct dump's Start - Submit), on its recorded nodes when the trace has them (an sacct "
+         "dump replayed on its tree:FILE); no allocator (seed 004's EASY-LL columns)",
+         needs="jobs carrying their recorded wait (an SWF trace or an sacct dump); no allocator is used")

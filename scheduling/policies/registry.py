@@ -160,8 +160,9 @@ _BUILTIN: dict[str, tuple[tuple[str, str | None, str], ...]] = {
     ),
     "recorded": (
         ("Recorded", None,
-         "the trace's recorded schedule: each job starts at arrival + its SWF wait (field 3); no allocator "
-         "(seed 004's EASY-LL columns)"),
+         "the trace's recorded schedule: each job starts at arrival + its recorded wait (SWF field 3, or an sacct "
+         "dump's Start - Submit), on its recorded nodes when the trace has them (an sacct dump replayed on its "
+         "tree:FILE); no allocator (seed 004's EASY-LL columns)"),
     ),
     "ismail_static": (
         ("FF", None, "no folding first fit, queue by arrival (seed 000 §2.2.1)"),
@@ -240,7 +241,7 @@ _BUILTIN_NEEDS: dict[str, str] = {
     "efficiency": "a flat machine (FlatPool; processor-count requests) and jobs with speedup curves; resizes running "
                   "jobs",
     "gang": "DHCTree (a flat machine as a forest of buddy partitions; processor-count requests)",
-    "recorded": "jobs carrying their recorded wait (an SWF trace); no allocator is used",
+    "recorded": "jobs carrying their recorded wait (an SWF trace or an sacct dump); no allocator is used",
     "ismail_static": "FlatPool (a flat machine; processor-count requests)",
 }
 

@@ -1,0 +1,370 @@
+"""Column helpers the Batsim and Slurm readers and writers share (private): a file's fields a
+column at a time rather than a line at a time.
+
+* :func:`_columns` -- the fields of many lines as columns, from one split of the whole text;
+* :func:`_picker` -- the items at given positions of a list;
+* :func:`_make_jobs` -- :class:`~scheduling.kernel.jobs.Job` values built a field at a time;
+* :func:`_gc_paused` -- no cyclic garbage collection while a file's objects are built;
+* for writing, :func:`_num_column` (floats as text that reads back exactly) and :func:`_quoted`
+  (CSV quoting where a field needs it);
+* **byte columns** -- a column of text fields as ``(data, lengths)``, the bytes of all fields end to
+  end and each one's length: made from integers (:func:`_int_text`, digit arithmetic over the
+  column), floats (:func:`_float_text`) and strings (:func:`_str_text`), assembled into lines with
+  separators (:func:`_rows`, one scatter per column); read back from a file's bytes
+  (:func:`_split_fields` finds every field of every line with one pass per separator byte,
+  :func:`_field_strings` makes one column's strings with one decode and one split,
+  :func:`_decimal_fields` its numbers).
+
+The SWF reader (:mod:`.swf_read`, :mod:`.swf_load`) uses the same methods on its own columns, and
+its parser the same idea (numpy over the bytes, a per-line reference for anything else). Every
+fast path here is exact or declines: a value it does not take is left to Python's own conversion
+or to the line-by-line reader, never approximated.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import gc
+import itertools
+import operator
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..kernel.jobs import Job
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a file's rows and jobs are built: the readers make no
+    reference cycles, and the collector's passes over the growing lists would cost as much as
+    building them (the SWF reader does the same)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_LINEAR = Job.__dataclass_fields__["speedup"].default  # a Job's default speedup
+_JOB_FIELDS = ("id", "arrival", "request", "runtime", "speedup", "estimate", "size", "attrs", "comm")
+#: Whether jobs may be built field by field (see :func:`_make_jobs`).
+_JOB_BY_FIELDS = tuple(Job.__dataclass_fields__) == _JOB_FIELDS and Job.__slots__ == _JOB_FIELDS
+
+
+def _make_jobs(ids: list[int], arrivals: list[float], requests: list[Any], runtimes: list[float],
+               estimates: list[float | None], sizes: list[int], attrs: list[dict[str, Any]], *,
+               arrays: tuple[np.ndarray, np.ndarray] | None = None) -> list[Job]:
+    """``Job(id, arrival, request, runtime, estimate=, size=, attrs=)`` for each position.
+
+    :class:`~scheduling.kernel.jobs.Job` is a frozen slotted dataclass whose ``__post_init__``
+    refuses a non-finite arrival and a run time that is negative or not finite (its communication
+    fraction is 0 here). When the columns pass those checks (done here on whole arrays), the same
+    jobs are built by storing each field over all jobs with the slots' descriptors (the SWF
+    reader's method, a third of the time of a constructor call per job); otherwise, or if ``Job``
+    changes shape, the constructor builds them and refuses the bad job by its id. ``arrays``:
+    the float64 arrays ``arrivals`` and ``runtimes`` were made from (``tolist``), so the lists
+    hold plain floats and need no check of their own."""
+    if arrays is not None:
+        arr, run = arrays
+        plain = True
+    else:
+        arr = np.asarray(arrivals, dtype=float)
+        run = np.asarray(runtimes, dtype=float)
+        plain = all(v.__class__ is float for v in arrivals) and all(v.__class__ is float for v in runtimes)
+    valid = plain and bool(np.isfinite(arr).all() and np.isfinite(run).all() and (run >= 0).all())
+    if not (_JOB_BY_FIELDS and valid):
+        return list(map(Job, ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates, sizes, attrs))
+    jobs = list(map(object.__new__, itertools.repeat(Job, len(ids))))
+    columns: tuple[Iterable[Any], ...] = (ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates,
+                                          sizes, attrs, itertools.repeat(0.0))
+    for fname, column in zip(_JOB_FIELDS, columns, strict=True):
+        collections.deque(map(getattr(Job, fname).__set__, jobs, column), maxlen=0)
+    return jobs
+
+
+def _columns(lines: list[str], sep: str, width: int) -> list[list[str]] | None:
+    """The fields of ``lines`` as ``width`` columns, when every line has exactly ``width`` fields
+    separated by ``sep`` (the common case: one split of the whole text and a slice per column, no
+    per-line work); ``None`` otherwise (the caller then goes line by line and reports the bad ones).
+    O(characters)."""
+    if not lines:
+        return [[] for _ in range(width)]
+    joined = "\n".join(lines)
+    flat = joined.replace("\n", sep).split(sep)
+    if len(flat) != width * len(lines):
+        return None
+    raw = np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    seps = np.flatnonzero(raw == ord(sep))
+    ends = np.append(np.flatnonzero(raw == 10), raw.size)
+    per_line = np.diff(np.searchsorted(seps, ends), prepend=0)
+    if not (per_line == width - 1).all():
+        return None
+    return [flat[k::width] for k in range(width)]
+
+
+def _picker(idx: list[int]) -> Any:
+    """A function taking the items at ``idx`` of a list, as a list (``operator.itemgetter``)."""
+    if len(idx) > 1:
+        get = operator.itemgetter(*idx)
+        return lambda values: list(get(values))
+    return lambda values: [values[i] for i in idx]
+
+
+def _num_column(values: np.ndarray) -> list[str]:
+    """Each float of ``values`` as text that reads back to it: an integer when integral, else
+    Python's shortest decimal; ``inf``, ``-inf`` and ``nan`` as such."""
+    values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    whole = finite & (values == np.round(values)) & (np.abs(values) < 1e15)
+    if whole.all():
+        return list(map(str, values.astype(np.int64).tolist()))
+    out = np.empty(values.size, dtype=object)
+    out[whole] = list(map(str, values[whole].astype(np.int64).tolist()))
+    rest = ~whole
+    out[rest] = list(map(repr, values[rest].tolist()))
+    return out.tolist()
+
+
+def _quoted(column: list[str]) -> list[str]:
+    """CSV quoting (RFC 4180) of the strings that need it."""
+    if not any(("," in s or '"' in s or "\n" in s or "\r" in s) for s in column):
+        return column
+    return [('"' + s.replace('"', '""') + '"') if ("," in s or '"' in s or "\n" in s or "\r" in s) else s
+            for s in column]
+
+
+# -- text a column at a time, as bytes --------------------------------------------------------------
+# A column of n text fields is a pair (data, lengths): the bytes of every field end to end (uint8)
+# and each field's length. Writers assemble lines from such columns and literal pieces with one
+# numpy scatter per piece (:func:`_rows`); readers find the fields of a whole file with one pass per
+# separator (:func:`_split_fields`) and turn a column back into strings or numbers without a
+# Python object per field (:func:`_field_strings`, :func:`_decimal_fields`).
+_Col = tuple[np.ndarray, np.ndarray]
+_POW10_I64 = 10 ** np.arange(19, dtype=np.int64)  # 10**0 .. 10**18
+_POW10_F = 10.0 ** np.arange(23)  # exact floats
+_MAX_DIGITS = 15  # a mantissa below 10**15 < 2**53 is exact in a float64
+
+
+def _literal(text: bytes, n: int) -> _Col:
+    """The same ``text`` in each of ``n`` fields."""
+    one = np.frombuffer(text, dtype=np.uint8)
+    return np.tile(one, n), np.full(n, one.size, dtype=np.int64)
+
+
+def _int_text(values: np.ndarray) -> _Col:
+    """Each integer of ``values`` in decimal (``str(int)``), as a column: the digits of all values
+    one place at a time (a ``divmod`` by 10 over the column per digit of the longest value),
+    then the leading places each value does not use dropped. O(values x digits) numpy work.
+
+    >>> data, lengths = _int_text(np.array([0, 7, -1, 1234]))
+    >>> data.tobytes(), lengths.tolist()
+    (b'07-11234', [1, 1, 2, 4])
+    """
+    v = np.asarray(values, dtype=np.int64).ravel()
+    if v.size == 0:
+        return np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64)
+    if v.min() == np.iinfo(np.int64).min:  # |v| overflows: Python formats it
+        return _str_text(list(map(str, v.tolist())))
+    neg = v < 0
+    a = np.abs(v)
+    ndig = np.searchsorted(_POW10_I64[1:], a, side="right") + 1
+    signed = int(neg.any())
+    width = int(ndig.max()) + signed
+    cells = np.empty((v.size, width), dtype=np.uint8)
+    rest = a.copy()
+    for place in range(width - 1, signed - 1, -1):  # the last digit first
+        q = rest // 10
+        cells[:, place] = (rest - q * 10) + 48
+        rest = q
+    lengths = ndig + neg
+    if signed:
+        cells[neg, width - lengths[neg]] = 45  # "-"
+    used = np.arange(width) >= (width - lengths)[:, None]
+    return cells[used], lengths
+
+
+def _str_text(strings: list[str]) -> _Col:
+    """The UTF-8 bytes of each string, as a column. O(characters)."""
+    joined = "".join(strings)
+    if joined.isascii():
+        lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+        return np.frombuffer(joined.encode("ascii"), dtype=np.uint8), lengths
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    return (np.frombuffer(b"".join(encoded), dtype=np.uint8),
+            np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)))
+
+
+def _float_text(values: np.ndarray, *, json: bool = False) -> _Col:
+    """Each float of ``values`` as text that reads back to it, as a column: an integral value below
+    ``1e15`` as an integer (``json=True``: with ``.0``, as ``float.__repr__`` and the ``json``
+    module write it), any other as ``repr`` (Python's shortest round-tripping decimal; ``inf``,
+    ``nan``). Integral values are converted by numpy, the others one ``repr`` each.
+
+    >>> data, lengths = _float_text(np.array([3.0, 0.5, -2.0]))
+    >>> data.tobytes(), lengths.tolist()
+    (b'30.5-2', [1, 3, 2])
+    >>> _float_text(np.array([3.0, -0.0]), json=True)[0].tobytes()
+    b'3.0-0.0'
+    """
+    v = np.asarray(values, dtype=float)
+    whole = np.isfinite(v) & (v == np.round(v)) & (np.abs(v) < 1e15) & ~((v == 0) & np.signbit(v))
+    if whole.all():
+        col = _int_text(v.astype(np.int64))
+        return _rows([col, _literal(b".0", v.size)], v.size) if json else col
+    n = v.size
+    idx = np.flatnonzero(whole)
+    ints = _int_text(v[idx].astype(np.int64))
+    if json:
+        ints = _rows([ints, _literal(b".0", idx.size)], idx.size)
+    rest = np.flatnonzero(~whole)
+    other = _str_text(list(map(float.__repr__, v[rest].tolist())))
+    return _combine(n, [(idx, ints), (rest, other)])
+
+
+def _combine(n: int, parts: list[tuple[np.ndarray, _Col]]) -> _Col:
+    """One column of ``n`` fields from ``parts``, each ``(rows, column)`` giving the fields of those
+    rows (the parts' rows disjoint; a row in no part is empty)."""
+    lengths = np.zeros(n, dtype=np.int64)
+    for rows, (_, lens) in parts:
+        lengths[rows] = lens
+    starts = np.cumsum(lengths) - lengths
+    out = np.empty(int(lengths.sum()), dtype=np.uint8)
+    for rows, (data, lens) in parts:
+        if data.size:
+            out[np.repeat(starts[rows] - (np.cumsum(lens) - lens), lens) + np.arange(data.size)] = data
+    return out, lengths
+
+
+def _take(col: _Col, rows: np.ndarray) -> _Col:
+    """The fields at ``rows`` (any order, repeats allowed) of a column."""
+    data, lengths = col
+    starts = np.cumsum(lengths) - lengths
+    lens = lengths[rows]
+    src = np.repeat(starts[rows] - (np.cumsum(lens) - lens), lens) + np.arange(int(lens.sum()))
+    return data[src], lens
+
+
+def _rows(pieces: list[_Col], n: int, sep: bytes = b"", end: bytes = b"") -> _Col:
+    """Row ``i`` of the result is the ``i``-th field of every piece, end to end, the pieces separated
+    by ``sep`` and the row ended by ``end`` (pieces: columns of ``n`` fields; :func:`_literal`
+    makes constant ones; ``sep`` and ``end`` are at most one byte each). The separators are filled
+    in once, then each piece is scattered into place. O(bytes).
+
+    >>> data, lengths = _rows([_int_text(np.array([1, 22])), _str_text(["a", "bc"])], 2, b",", b"\\n")
+    >>> data.tobytes(), lengths.tolist()
+    (b'1,a\\n22,bc\\n', [4, 6])
+    """
+    if len(sep) > 1 or len(end) > 1:
+        raise ValueError(f"_rows: sep and end are at most one byte, got {sep!r} and {end!r}")
+    lengths = np.full(n, len(sep) * (len(pieces) - 1) + len(end), dtype=np.int64)
+    for _, lens in pieces:
+        lengths += lens
+    out = np.full(int(lengths.sum()), sep[0] if sep else 0, dtype=np.uint8)
+    at = np.cumsum(lengths) - lengths  # where each row's next piece goes
+    for data, lens in pieces:
+        if data.size:
+            out[np.repeat(at - (np.cumsum(lens) - lens), lens) + np.arange(data.size)] = data
+        at += lens + len(sep)
+    if end and n:
+        out[at - len(sep)] = end[0]
+    return out, lengths
+
+
+def _split_fields(data: np.ndarray, sep: int, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(starts, ends)``, two ``(lines, width)`` arrays: the fields of every line of ``data`` (bytes
+    as uint8, each line ending with a newline, the last one too) when every line has exactly
+    ``width`` fields separated by the byte ``sep``; ``None`` otherwise (the caller then reads line
+    by line and reports the bad lines). A field is ``data[starts[i, k]:ends[i, k]]``. O(bytes).
+
+    >>> starts, ends = _split_fields(np.frombuffer(b"a,bc\\n,d\\n", dtype=np.uint8), ord(","), 2)
+    >>> starts.tolist(), ends.tolist()
+    ([[0, 2], [5, 6]], [[1, 4], [5, 7]])
+    """
+    newline = data == 10
+    lines = int(np.count_nonzero(newline))
+    bounds = np.flatnonzero(newline | (data == sep))
+    if bounds.size != lines * width or (lines and not newline[bounds[width - 1::width]].all()):
+        return None
+    ends = bounds.reshape(lines, width)
+    starts = np.empty_like(ends)
+    starts[:, 1:] = ends[:, :-1] + 1
+    starts[:1, 0] = 0
+    starts[1:, 0] = ends[:-1, -1] + 1
+    return starts, ends
+
+
+def _gather(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, sep: int = 10) -> np.ndarray:
+    """The fields ``data[starts[i]:ends[i]]`` end to end, each followed by the byte ``sep``."""
+    lens = ends - starts
+    step = lens + 1
+    at = np.cumsum(step) - step
+    src = np.repeat(starts - at, step) + np.arange(int(step.sum()))
+    if ends.size and int(ends.max()) >= data.size:  # a field ending the buffer: its separator slot is made up
+        src = np.minimum(src, data.size - 1) if data.size else np.zeros(src.size, dtype=np.int64)
+        data = data if data.size else np.zeros(1, dtype=np.uint8)
+    out = data[src]
+    out[at + lens] = sep
+    return out
+
+
+def _field_strings(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, errors: str = "strict") -> list[str]:
+    """The fields ``data[starts[i]:ends[i]]`` (fields hold no newline) as strings, decoded as UTF-8
+    with ``errors``: one gather, one decode and one split, no Python work per field.
+
+    >>> _field_strings(np.frombuffer(b"ab,,c", dtype=np.uint8), np.array([0, 3, 4]), np.array([2, 3, 5]))
+    ['ab', '', 'c']
+    """
+    if starts.size == 0:
+        return []
+    return _gather(data, starts, ends)[:-1].tobytes().decode("utf-8", errors).split("\n")
+
+
+def _decimal_fields(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, ok)``: each field ``data[starts[i]:ends[i]]`` as a float when it is a plain decimal
+    -- an optional sign, at most 15 digits, at most one point (``-12``, ``3.25``, ``.5``) -- and
+    ``ok[i]`` whether it is one. The digits make an integer mantissa below ``10**15``, exact in a
+    float64; dividing it by the power of ten of its fraction digits (exact up to ``10**22``) is
+    correctly rounded, so the value is the one ``float(text)`` gives. Other fields (empty, an
+    exponent, ``inf``, more digits) are not ``ok`` (value NaN): the caller converts those few with
+    ``float`` or reports them. The fields are laid out right-aligned in a ``width x fields``
+    byte matrix (width: the longest, at most 17 bytes), so each step is one numpy operation over
+    the matrix. O(fields x width).
+
+    >>> v, ok = _decimal_fields(np.frombuffer(b"12|-0.25||1e3", dtype=np.uint8), np.array([0, 3, 9, 10]),
+    ...                         np.array([2, 8, 9, 13]))
+    >>> v.tolist()[:2], ok.tolist()
+    ([12.0, -0.25], [True, True, False, False])
+    """
+    n = starts.size
+    lens = ends - starts
+    if n == 0:
+        return np.zeros(0), np.zeros(0, dtype=bool)
+    width = int(min(lens.max(), _MAX_DIGITS + 2))
+    ok = (lens >= 1) & (lens <= width)
+    if width == 0:
+        return np.full(n, np.nan), ok
+    pad = width - lens  # the places before each field
+    place = np.arange(width)[:, None]
+    cells = data[np.clip(ends - width + place, 0, data.size - 1)]  # width x fields: place-major, so that
+    used = place >= pad  # the sums over a field's places are whole-row additions
+    digit = (cells >= 48) & (cells <= 57) & used
+    dot = (cells == 46) & used
+    lead = place == np.minimum(pad, width - 1)  # each field's first place
+    minus = (lead & (cells == 45) & used).any(axis=0)
+    sign = lead & ((cells == 45) | (cells == 43)) & used
+    ndig = digit.sum(axis=0)
+    ok &= ~(used & ~(digit | dot | sign)).any(axis=0) & (ndig >= 1) & (ndig <= _MAX_DIGITS) & (dot.sum(axis=0) <= 1)
+    after = np.cumsum(digit[::-1], axis=0)[::-1] - digit  # digits right of each place
+    mantissa = ((cells.astype(np.int64) - 48) * digit * _POW10_I64[np.minimum(after, 18)]).sum(axis=0)
+    values = mantissa.astype(np.float64)
+    if dot.any():
+        frac = (after * dot).sum(axis=0)  # the digits right of the point
+        values /= _POW10_F[np.minimum(frac, 22)]
+    np.negative(values, out=values, where=minus)
+    values[~ok] = np.nan
+    return values, ok
