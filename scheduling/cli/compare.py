@@ -80,8 +80,8 @@ def add_parser(sub: Any) -> None:
                    help="each job's communication fraction: a number in [0, 1], or LOW:HIGH for uniform on it "
                         "(default 0: placement does not change run times)")
     p.add_argument("--runtime-model", default=None, metavar="MODEL",
-                   help="placement-dependent run times: dilation, hop-bytes or hop-bytes:nearest-neighbour "
-                        "(needs --comm)")
+                   help="placement-dependent run times: dilation, hop-bytes, hop-bytes:nearest-neighbour, or "
+                        "contention (dilation plus jobs slowing each other through shared links; needs --comm)")
     p.add_argument("--out", metavar="FILE", help="also write the table: .csv, or text for any other name")
     p.add_argument("--store", metavar="FILE.sqlite", help="keep every replication in this SQLite file (resumable)")
     p.add_argument("--plots", metavar="DIR", help="also draw the figures into DIR (needs matplotlib)")
@@ -166,13 +166,17 @@ def _placement_options(args: argparse.Namespace) -> tuple[tuple[str, ...], Any, 
     if args.runtime_model is not None:
         name, _, pattern = args.runtime_model.partition(":")
         key = name.lower().replace("_", "-")
-        if key not in ("dilation", "hop-bytes"):
-            raise UserError(f"--runtime-model must be dilation, hop-bytes or hop-bytes:PATTERN, "
+        if key not in ("dilation", "hop-bytes", "contention"):
+            raise UserError(f"--runtime-model must be dilation, hop-bytes, hop-bytes:PATTERN or contention, "
                             f"got {args.runtime_model!r}")
-        if key == "dilation" and pattern:
-            raise UserError(f"the dilation model takes no pattern, got {args.runtime_model!r}")
-        model = Component("Dilation") if key == "dilation" else \
-            (Component.of("HopBytes", pattern=pattern) if pattern else Component("HopBytes"))
+        if key in ("dilation", "contention") and pattern:
+            raise UserError(f"the {key} model takes no pattern, got {args.runtime_model!r}")
+        if key == "dilation":
+            model = Component("Dilation")
+        elif key == "contention":
+            model = Component("Contention")
+        else:
+            model = Component.of("HopBytes", pattern=pattern) if pattern else Component("HopBytes")
         try:
             from ..experiments.schema import WorkloadSpec
 

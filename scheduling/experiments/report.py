@@ -43,10 +43,12 @@ METRIC_LABELS = {
     "blocked_by_topology": "time blocked by topology", "blocked_fraction": "fraction of time blocked by topology",
     "blocked_episodes": "blocked-by-topology episodes", "mean_leaf_switches": "leaf switches per job",
     "fraction_relaxed": "fraction of switch waits relaxed",
+    "mean_dilation": "run time added by placement", "mean_interference": "run time lost to other jobs",
+    "interference_fraction": "share of run time lost to other jobs",
 }
 #: Metrics shown with three decimals (fractions).
-_FRACTIONS = ("utilization", "effectiveness", "fraction_folded", "system_efficiency", "load_average",
-              "cv_cluster_size", "saturated", "backlog_growth", "blocked_fraction", "fraction_relaxed")
+_FRACTIONS = ("interference_fraction", "utilization", "effectiveness", "fraction_folded", "system_efficiency",
+              "load_average", "cv_cluster_size", "saturated", "backlog_growth", "blocked_fraction", "fraction_relaxed")
 #: Metrics measured in the workload's time unit (seconds for a trace).
 TIME_METRICS = ("mean_turnaround", "mean_wait", "p50_turnaround", "p90_turnaround", "p99_turnaround",
                 "blocked_by_topology")

@@ -65,6 +65,7 @@ METRICS = (
     "p90_slowdown", "mean_changes", "mean_moved", "mean_cluster_size", "cv_cluster_size", "system_efficiency",
     "load_average", "saturated", "backlog_growth", "backlog_rise_sd", "mean_hops", "mean_components",
     "blocked_by_topology", "blocked_fraction", "blocked_episodes", "mean_leaf_switches", "fraction_relaxed",
+    "mean_dilation", "mean_interference", "interference_fraction",
 )
 #: What the metrics added for seeds 000, 001 and 003 mean (the others: :func:`scheduling.metrics.summarize`).
 METRIC_NOTES = {
@@ -95,6 +96,11 @@ METRIC_NOTES = {
     "mean_leaf_switches": "switch tree: mean over jobs of the leaf switches a job's nodes touch",
     "fraction_relaxed": "switch tree: fraction of jobs that waited their whole switches wait (Slurm's --switches=N@T) "
                         "and started on any placement",
+    "mean_dilation": "with a placement-dependent run-time model: mean over jobs of the run time its placement "
+                     "alone adds (scheduling.models.runtime)",
+    "mean_interference": "with the contention model: mean over jobs of the run time lost to other jobs' traffic on "
+                         "shared links (scheduling.models.contention)",
+    "interference_fraction": "with the contention model: the share of the jobs' run time lost to other jobs' traffic",
 }
 
 
@@ -222,7 +228,9 @@ class WorkloadSpec:
     #: [0, 1], or a distribution (``{name = "Uniform", low = 0.5, high = 1.0}``).
     comm: Component | float = 0.0
     #: A placement-dependent run-time model (:mod:`scheduling.models.runtime`: ``"Dilation"`` or
-    #: ``{name = "HopBytes", pattern = "nearest-neighbour"}``); ``None``: placement costs nothing.
+    #: ``{name = "HopBytes", pattern = "nearest-neighbour"}``; :mod:`scheduling.models.contention`:
+    #: ``"Contention"`` or ``{name = "Contention", placement = "none", pattern = "all-to-all"}``, jobs
+    #: slowing each other through shared links); ``None``: placement costs nothing.
     runtime_model: Component | None = None
     #: Topology constraints attached to the jobs by rule (a ``[constraints]`` table, as
     #: :func:`~scheduling.workloads.constraints.rule_from_json` reads it; switch trees only).
@@ -318,12 +326,14 @@ class WorkloadSpec:
         """The :mod:`scheduling.models.runtime` model, or ``None``."""
         if self.runtime_model is None:
             return None
-        from ..models import runtime
+        from ..models import contention, runtime
 
-        models = {"dilation": runtime.Dilation, "hopbytes": runtime.HopBytes, "hop-bytes": runtime.HopBytes}
+        models = {"dilation": runtime.Dilation, "hopbytes": runtime.HopBytes, "hop-bytes": runtime.HopBytes,
+                  "contention": contention.Contention}
         cls = models.get(self.runtime_model.name.lower())
         if cls is None:
-            raise ValueError(f"unknown runtime model {self.runtime_model.name!r}; choose from Dilation, HopBytes")
+            raise ValueError(f"unknown runtime model {self.runtime_model.name!r}; choose from Dilation, HopBytes, "
+                             "Contention")
         return cls(**self.runtime_model.kwargs)
 
     def build(self, load: float | None, machine_size: int, allocator: Any = None) -> Any:

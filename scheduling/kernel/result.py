@@ -20,8 +20,11 @@ class SimulationResult:
     ``ordinal``, ``arrival``, ``start``, ``end``, ``requested``, ``granted``, ``folds``,
     ``changes`` (resizes after the start), ``moved`` (processors moved by those resizes, the sum of
     ``|Δp|``), ``runtime``, in arrival order; on a switch tree also ``leaf_switches`` and
-    ``relaxed``, see :class:`~scheduling.Simulator`) and the time-weighted machine state over
-    ``window``, with the time the head of the queue was blocked by the topology."""
+    ``relaxed``; with a run-time model that re-rates running jobs (the contention model) also
+    ``dilation`` and ``interference``, the time the job's placement alone cost it and the time it
+    lost to the other jobs' traffic, see :class:`~scheduling.Simulator`) and the time-weighted
+    machine state over ``window``, with the time the head of the queue was blocked by the
+    topology."""
 
     table: np.ndarray
     size: int
@@ -89,9 +92,19 @@ class SimulationResult:
         ``backlog_rise_sd``, ``unfinished``; see :meth:`saturation`); ``blocked_by_topology`` (the
         time the head of the queue waited although its processor count was free),
         ``blocked_fraction`` (of the window) and ``blocked_episodes``; on a switch tree
-        ``mean_leaf_switches`` and ``fraction_relaxed``. A saturated run's turnaround and wait grow
-        with the run's length: they are not properties of the system."""
+        ``mean_leaf_switches`` and ``fraction_relaxed``; with the contention model
+        ``mean_dilation`` and ``mean_interference`` (time units per job) and
+        ``interference_fraction`` (the share of the kept jobs' run time lost to other jobs). A
+        saturated run's turnaround and wait grow with the run's length: they are not properties of
+        the system."""
         out = summarize(self.table, utilization=self.utilization, effectiveness=self.effectiveness, tau=tau)
+        names = self.table.dtype.names or ()
+        if "interference" in names:
+            lost, dil = self.table["interference"], self.table["dilation"]
+            ran = float((self.table["end"] - self.table["start"]).sum())
+            out.update(mean_dilation=float(dil.mean()) if len(dil) else float("nan"),
+                       mean_interference=float(lost.mean()) if len(lost) else float("nan"),
+                       interference_fraction=float(lost.sum()) / ran if ran > 0 else 0.0)
         out.update(self.saturation())
         out.update(blocked_by_topology=float(self.blocked_time), blocked_fraction=self.blocked_fraction,
                    blocked_episodes=int(self.blocked_episodes))

@@ -109,6 +109,7 @@ class _Run:
     __slots__ = (
         "job", "ordinal", "alloc", "processors", "reference", "rate", "t0", "work", "version",
         "start", "granted", "folds", "changes", "moved", "suspended", "factor", "leaves", "relaxed",
+        "base", "alone", "lost", "dil",
     )
 
 
@@ -256,6 +257,20 @@ class Simulator:
     gives it a new allocation. ``None`` (the default): placement does not matter, as in the papers
     the library reproduces.
 
+    **Run-time models that re-rate.** A model whose ``interacts`` is true
+    (:class:`~scheduling.models.contention.Contention`: jobs slowing each other through shared links)
+    is also told when a job starts, ends, is suspended, resumed or moved
+    (:class:`~scheduling.models.runtime.RuntimeModel`: ``started``/``ended``), and answers with the
+    jobs whose run-time factor changed; the simulator brings each of those jobs' progress up to now
+    at its old rate and re-predicts its completion at the new one (a version bump, as for a
+    resize), so one start re-rates only the jobs it affects. The table then gains two columns, in
+    time units: ``dilation``, the time the job's placement alone cost it against its baseline (the
+    model's ``factor``), and ``interference``, the time lost to the other jobs (its run time minus
+    the run time it would have had alone on its placement; 0 for a job that never shared a link);
+    ``summary()`` reports their means. Over each interval at factor ``F`` with ``A`` the factor
+    alone, ``dt (A - 1) / F`` and ``dt (1 - A / F)`` are added. A non-interacting model (or none)
+    leaves the table as it was.
+
     >>> from topoalloc import Buddy; from topologies import Hypercube
     >>> from scheduling.kernel.jobs import Job
     >>> jobs = [Job(0, 0.0, 3, 2.0), Job(1, 0.5, 3, 1.0), Job(2, 1.0, 2, 1.0)]
@@ -320,6 +335,8 @@ class Simulator:
         self.record_fragmentation = record_fragmentation
         if runtime_model is not None and not callable(getattr(runtime_model, "factor", None)):
             raise TypeError(f"runtime_model needs a factor(job, allocation, topology) method, got {runtime_model!r}")
+        if runtime_model is not None and getattr(runtime_model, "interacts", False):
+            runtime_model.check(allocator.topology)  # e.g. contention on a machine without links
         self.runtime_model = runtime_model
 
     def run(self) -> SimulationResult:
@@ -366,6 +383,10 @@ class Simulator:
         frag_largest: list[int] = []
         model = self.runtime_model
         topology = self.allocator.topology
+        # a model that re-rates running jobs (class docstring): per-job time lost to the others
+        acct = model is not None and bool(getattr(model, "interacts", False))
+        if acct:
+            model.begin(topology)
         backlog: list[int] = []  # jobs in the system as each kept job arrives (saturation evidence)
         # blocked by topology (module docstring): the head waits though its processor count is free
         allocator = self.allocator
@@ -393,6 +414,35 @@ class Simulator:
                                      "simulation starts: arrival times must not be negative")
                 push(heap, (job.arrival, ARRIVAL, seq(), job))
 
+        def account(st: _Run, dt: float) -> None:
+            """Split ``dt`` of progress at factor ``st.factor`` into placement and interference time."""
+            f = st.factor
+            if f > 0:
+                st.dil += dt * (st.alone - 1.0) / f
+                if f != st.alone:
+                    st.lost += dt * (1.0 - st.alone / f)
+
+        def rerate(changed: Mapping[int, float], skip: int) -> None:
+            """New factors from an interacting model: progress up to now at the old rate, the
+            completion re-predicted at the new one (the job ``skip`` is handled by its caller)."""
+            for jid, factor in changed.items():
+                if jid == skip:
+                    continue
+                st = running.get(jid)
+                if st is None:
+                    continue
+                if not st.suspended and now > st.t0:
+                    account(st, now - st.t0)
+                    st.work -= (now - st.t0) * st.rate
+                    st.t0 = now
+                st.factor = factor
+                dur = st.base * factor
+                st.rate = 1.0 / dur if dur > 0 else math.inf
+                if not st.suspended:
+                    st.version += 1
+                    left = max(st.work, 0.0) / st.rate if st.rate != math.inf else 0.0
+                    push(heap, (st.t0 + left, COMPLETION, seq(), (jid, st.version)))
+
         def apply(actions: list) -> None:
             nonlocal busy, queue_len
             for act in actions:
@@ -417,8 +467,13 @@ class Simulator:
                         dur = job.runtime * act.reference / act.processors
                     else:
                         dur = job.time_on(act.processors, act.reference)
+                    changed = None
                     if model is not None:
                         st.factor = model.factor(job, act.allocation, topology)
+                        if acct:
+                            st.base, st.alone, st.lost, st.dil = dur, st.factor, 0.0, 0.0
+                            changed = model.started(job, act.allocation, topology, st.factor)
+                            st.factor = changed.get(job.id, st.factor)
                         dur *= st.factor
                     else:
                         st.factor = 1.0
@@ -434,6 +489,8 @@ class Simulator:
                     busy += act.processors
                     queue_len -= 1
                     push(heap, (st.t0 + (dur if dur > 0 else 0.0), COMPLETION, seq(), (job.id, 0)))
+                    if changed and (len(changed) > 1 or job.id not in changed):  # others re-rated
+                        rerate(changed, job.id)
                 elif t is Timer:
                     if act.at < now:
                         raise ValueError(f"policy {policy.name} set a timer in the past ({act.at} < {now})")
@@ -444,6 +501,8 @@ class Simulator:
                         raise ValueError(f"policy {policy.name} acted on job {act.job.id}, which is not running")
                     # bring the job's progress up to now
                     if not st.suspended and now > st.t0:
+                        if acct:
+                            account(st, now - st.t0)
                         st.work -= (now - st.t0) * st.rate
                         st.t0 = now
                     st.version += 1
@@ -462,8 +521,17 @@ class Simulator:
                                     links.move(st.job.id, act.allocation)
                             if model is not None:
                                 st.factor = model.factor(st.job, act.allocation, topology)
+                                if acct:  # the job moves: its traffic leaves its old links for the new ones
+                                    st.alone = st.factor
+                                    changed = dict(model.ended(st.job.id))
+                                    changed.update(model.started(st.job, act.allocation, topology, st.alone))
+                                    st.factor = changed.pop(st.job.id, st.alone)
+                                    rerate(changed, st.job.id)
                         st.changes += 1
-                        dur = st.job.time_on(act.processors, st.reference) * st.factor
+                        dur = st.job.time_on(act.processors, st.reference)
+                        if acct:
+                            st.base = dur
+                        dur *= st.factor
                         st.rate = 1.0 / dur if dur > 0 else math.inf
                         st.t0 = max(now, st.t0) + act.delay
                     elif t is Suspend:
@@ -471,6 +539,8 @@ class Simulator:
                             continue
                         st.suspended = True
                         busy -= st.processors
+                        if acct:  # a suspended job sends nothing
+                            rerate(model.ended(st.job.id), st.job.id)
                         continue
                     elif t is Resume:
                         if not st.suspended:
@@ -478,6 +548,12 @@ class Simulator:
                         st.suspended = False
                         busy += st.processors
                         st.t0 = now + act.delay
+                        if acct:
+                            changed = model.started(st.job, st.alloc, topology, st.alone)
+                            st.factor = changed.get(st.job.id, st.alone)
+                            dur = st.base * st.factor
+                            st.rate = 1.0 / dur if dur > 0 else math.inf
+                            rerate(changed, st.job.id)
                     else:
                         raise TypeError(f"policy {policy.name} returned {act!r}, not an action")
                     if not st.suspended:
@@ -538,16 +614,23 @@ class Simulator:
                     in_system -= 1
                     if links is not None:
                         peak[job.id] = links.finish(job.id)
+                    if acct:
+                        if now > st.t0:
+                            account(st, now - st.t0)
+                        changed = model.ended(job.id)
+                        if changed:
+                            rerate(changed, job.id)
                     if st.ordinal < warmup and placed is not None:
                         del placed[job.id]
                         peak.pop(job.id, None)
                     if st.ordinal >= warmup:
+                        row = (job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted, st.folds,
+                               st.changes, st.moved, job.runtime)
                         if tree:
-                            cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
-                                         st.folds, st.changes, st.moved, job.runtime, st.leaves, st.relaxed))
-                        else:
-                            cols.append((job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted,
-                                         st.folds, st.changes, st.moved, job.runtime))
+                            row += (st.leaves, st.relaxed)
+                        if acct:
+                            row += (st.dil, st.lost)
+                        cols.append(row)
                     n_done += 1
                     acts = on_finish(job, now)
                     if acts:
@@ -638,6 +721,8 @@ class Simulator:
                  ("moved", np.int64), ("runtime", float)]
         if tree:
             dtype += [("leaf_switches", np.int64), ("relaxed", bool)]
+        if acct:
+            dtype += [("dilation", float), ("interference", float)]
         table = _table(cols, dtype)
         placements = None
         if placed is not None:

@@ -46,6 +46,7 @@ METRIC_KINDS = {
     "utilization": "fraction", "effectiveness": "fraction", "fraction_folded": "fraction",
     "system_efficiency": "fraction", "load_average": "fraction", "saturated": "fraction",
     "backlog_growth": "real", "backlog_rise_sd": "real", "blocked_fraction": "fraction", "fraction_relaxed": "fraction",
+    "interference_fraction": "fraction",
 }
 
 

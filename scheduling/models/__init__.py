@@ -4,6 +4,7 @@
 ``speedup``            speedup curves: ``Linear``, ``Amdahl``, ``Tabulated``
 ``downey_speedup``     Downey's speedup model (seed 001)
 ``runtime``            placement-dependent run times (dilation, hop-bytes)
+``contention``         jobs slowing each other through shared links (flow level)
 ``applications``       application mixes with measured speedup curves (seed 003)
 =====================  ==========================================================
 

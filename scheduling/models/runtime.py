@@ -42,8 +42,9 @@ the baseline's: SST's ``schedComponent`` uses ``T = T_base (1 + a HB^b)`` with t
 Interpretation: we use the linear form weighted by a per-job communication fraction (the
 "dilation" reading of those studies: the communicating share of the run stretches with the
 distance its messages travel), and offer the power of SST's form as ``HopBytes(exponent=...)``.
-Link contention is not modelled in the run time (see :func:`topoalloc.locality.link_load` to
-measure it).
+Link contention between jobs is the :class:`~scheduling.models.contention.Contention` model,
+which composes with these (the placement's own cost stays; the other jobs' traffic stretches the
+communicating part further); :func:`topoalloc.locality.link_load` measures it without costing time.
 """
 
 from __future__ import annotations
@@ -64,12 +65,41 @@ PATTERNS = ("all-to-all", "nearest-neighbour")
 
 class RuntimeModel:
     """Base class: ``factor(job, allocation, topology)`` multiplies the job's run time. This base
-    is the identity (placement does not matter)."""
+    is the identity (placement does not matter).
+
+    **Models that re-rate running jobs.** A model whose run times depend on the other running jobs
+    (:class:`~scheduling.models.contention.Contention`) sets :attr:`interacts`; the simulator then
+    calls :meth:`check` when it is built, :meth:`begin` when a run starts, :meth:`started` when a
+    job starts (or resumes, or moves to a new allocation) and :meth:`ended` when it ends (or is
+    suspended, or moves). Each returns a mapping of job id to that job's new run-time factor, for
+    the jobs whose factor changed (:meth:`started` always includes the started job); the simulator
+    re-predicts the completions of exactly those jobs, keeping the progress they made at their old
+    rate. :meth:`factor` stays the job's factor alone on its placement, and the simulator records
+    the time each job lost to the others (the ``interference`` column). A model that does not
+    interact is asked :meth:`factor` only, as before.
+    """
 
     name = "none"
+    #: Whether the model re-rates running jobs when another starts or ends (see the class docstring).
+    interacts = False
 
     def factor(self, job: Job, allocation: Any, topology: Any) -> float:
+        """The run-time factor of ``job`` on ``allocation``, alone on the machine."""
         return 1.0
+
+    def check(self, topology: Any) -> None:
+        """Raise if the model cannot run on ``topology`` (the simulator asks when it is built)."""
+
+    def begin(self, topology: Any) -> None:
+        """A run on ``topology`` begins: forget every job (interacting models)."""
+
+    def started(self, job: Job, allocation: Any, topology: Any, alone: float) -> dict[int, float]:
+        """``job`` starts on ``allocation`` with factor ``alone``; the factors that changed."""
+        return {job.id: alone}
+
+    def ended(self, job_id: int) -> dict[int, float]:
+        """Job ``job_id`` stops running; the factors of the other jobs that changed."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -27,7 +27,12 @@ from ..metrics.summary import Estimate, confidence_interval
 from ._papers import PAPER_MODULES
 
 __all__ = ["Size", "Outcome", "Claim", "register", "run_claim", "claims", "papers", "PAPER_MODULES", "estimate",
-           "UnknownClaimError"]
+           "UnknownClaimError", "NOT_SIGNIFICANT", "outcome_verdict"]
+
+#: The verdict of a claim whose asserted ordering could not be told from noise: the 95% interval of
+#: a paired difference still straddled zero at the stated replication cap
+#: (:mod:`scheduling.metrics.significance`). Such a claim is never "reproduced".
+NOT_SIGNIFICANT = "not significant"
 
 class UnknownClaimError(KeyError):
     """No claim (or paper) of that name; the message lists the known ones."""
@@ -54,12 +59,39 @@ class Size:
 @dataclass(frozen=True)
 class Outcome:
     """What one run of a claim found: ``holds`` (the claim as stated holds), ``ours`` (our numbers,
-    human-readable, with 95% intervals over seeds) and ``values`` (the same, as numbers)."""
+    human-readable, with 95% intervals over seeds) and ``values`` (the same, as numbers).
+
+    ``undecided`` names the asserted orderings that were not significant at the replication cap
+    (and none was significant the other way): the claim's verdict is then :data:`NOT_SIGNIFICANT`,
+    and ``holds`` must be false."""
 
     holds: bool
     ours: str
     values: dict[str, Any] = field(default_factory=dict)
     skipped: str = ""  # why the claim could not run (an input such as a shared trace is missing)
+    undecided: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.undecided and self.holds:
+            raise ValueError(f"an outcome whose orderings {', '.join(self.undecided)} are not significant cannot "
+                             "hold")
+
+
+def outcome_verdict(outcome: Outcome, expected: bool) -> str:
+    """A run's verdict given what the library asserts (``expected``): ``skipped``, ``not
+    significant`` (:data:`NOT_SIGNIFICANT`), ``reproduced``, ``reproduced (unexpected)``,
+    ``REGRESSION`` or ``not reproduced``.
+
+    >>> outcome_verdict(Outcome(False, "", undecided=("A < B at load 0.05",)), True)
+    'not significant'
+    """
+    if outcome.skipped:
+        return "skipped"
+    if outcome.undecided:
+        return NOT_SIGNIFICANT
+    if outcome.holds:
+        return "reproduced" if expected else "reproduced (unexpected)"
+    return "REGRESSION" if expected else "not reproduced"
 
 
 def run_claim(claim: Claim, size: Size) -> Outcome:

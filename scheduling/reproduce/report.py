@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .claims import PAPER_MODULES, Claim, Outcome, Size, claims, run_claim
+from .claims import PAPER_MODULES, Claim, Outcome, Size, claims, outcome_verdict, run_claim
 
 __all__ = ["Result", "run_claims", "verdict", "format_results", "markdown_table", "document", "DOC_PATH"]
 
@@ -24,15 +24,12 @@ class Result:
 
 
 def verdict(result: Result) -> str:
-    """``reproduced``; ``not reproduced`` (a documented non-reproduction); ``REGRESSION`` (a claim
+    """``reproduced``; ``not reproduced`` (a documented non-reproduction); ``not significant`` (an
+    ordering whose interval still straddles zero at the replication cap); ``REGRESSION`` (a claim
     the library asserts no longer holds); ``reproduced (unexpected)`` (a documented
-    non-reproduction that now holds: update its diagnosis); ``skipped`` (an input is missing)."""
-    if result.outcome.skipped:
-        return "skipped"
-    holds, expected = result.outcome.holds, result.claim.expects(result.size)
-    if holds:
-        return "reproduced" if expected else "reproduced (unexpected)"
-    return "REGRESSION" if expected else "not reproduced"
+    non-reproduction that now holds: update its diagnosis); ``skipped`` (an input is missing).
+    See :func:`~scheduling.reproduce.claims.outcome_verdict`."""
+    return outcome_verdict(result.outcome, result.claim.expects(result.size))
 
 
 def _run_one(claim_id: str, quick: bool) -> Outcome:

@@ -316,9 +316,9 @@ def test_row_metrics_are_numbers_or_one_nan():
     row = run_task(study_from_dict({**BASE, "policies": ["FF"],
                                     "workload": {"model": {"name": "Ismail"}}}).points()[0].task(0))
     nans = [m for m in METRICS if row[m] != row[m]]
-    # flat: no hops, no leaf switches
+    # flat: no hops, no leaf switches; no run-time model: no dilation, no interference
     assert nans == ["system_efficiency", "load_average", "mean_hops", "mean_components", "mean_leaf_switches",
-                    "fraction_relaxed"]
+                    "fraction_relaxed", "mean_dilation", "mean_interference", "interference_fraction"]
     assert all(row[m] is math.nan for m in nans)  # equal rows compare equal
     assert np.isfinite([row[m] for m in METRICS if m not in nans]).all()
 
