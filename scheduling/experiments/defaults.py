@@ -181,6 +181,8 @@ def compare_workload(topo: TopologySpec) -> WorkloadSpec:
     the squares the paper gives the 2D buddy alone), the kueue#4634 mix scaled to a switch tree,
     the ``auto`` sizes elsewhere (the same for every allocator of a cube or a flat machine),
     exponential service with mean 5."""
+    if topo.kind == "mesh" and len(topo.shape) != 2:  # d dimensions, or a 1D line: sides uniform per axis
+        return WorkloadSpec(sizes=Component.of("BoxSides", max_sides=list(topo.shape)))
     if topo.kind == "mesh":
         w, h = topo.shape
         return WorkloadSpec(sizes=Component.of("MeshSides", max_w=w, max_h=h))

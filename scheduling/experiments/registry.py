@@ -92,7 +92,7 @@ def make_allocator(name: str, topology: Any, params: Mapping[str, Any] | None = 
 #: The constructors (:data:`DISTRIBUTIONS`) are the classes of :mod:`scheduling.workloads` of the
 #: same names (``Linear``: ``LinearSpeedup``).
 _DISTRIBUTION_ROLES = {
-    "MeshSides": "sizes", "Squares": "sizes", "CubeDims": "sizes", "CubeDiscreteNormal": "sizes",
+    "MeshSides": "sizes", "BoxSides": "sizes", "Squares": "sizes", "CubeDims": "sizes", "CubeDiscreteNormal": "sizes",
     "UniformCount": "sizes", "TruncatedExponentialCount": "sizes", "HeroMix": "sizes",
     "Exponential": "service", "TruncatedNormal": "service", "Uniform": "service", "TruncatedExponential": "service",
     "Linear": "speedup", "MISP": "speedup",

@@ -289,7 +289,9 @@ class WorkloadSpec:
         """This workload with ``auto`` sizes made concrete for ``topology`` and ``allocator``."""
         if self.model is not None or self.sizes.name.lower() != "auto":
             return self
-        if topology.kind == "mesh":
+        if topology.kind == "mesh" and len(topology.shape) != 2:
+            sizes = Component.of("BoxSides", max_sides=list(topology.shape))
+        elif topology.kind == "mesh":
             w, h = topology.shape
             sizes = Component.of("Squares", max_side=min(w, h)) if allocator == "Buddy2D" else \
                 Component.of("MeshSides", max_w=w, max_h=h)

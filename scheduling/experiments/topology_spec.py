@@ -1,6 +1,7 @@
-"""Topologies as an experiment names them: ``"mesh:32x32"``, ``"cube:8"``, ``"flat:128"``,
-``"tree:2x10x64:block,rack,host"``, ``"fattree:4,3"``, ``"tree:topology.conf"`` or a table, parsed
-into a :class:`TopologySpec` that builds the :mod:`topologies` object and labels results.
+"""Topologies as an experiment names them: ``"mesh:32x32"``, ``"mesh:8x8x8"``, ``"torus:16x16x16"``,
+``"cube:8"``, ``"flat:128"``, ``"tree:2x10x64:block,rack,host"``, ``"fattree:4,3"``,
+``"tree:topology.conf"`` or a table, parsed into a :class:`TopologySpec` that builds the
+:mod:`topologies` object and labels results.
 """
 
 from __future__ import annotations
@@ -18,10 +19,18 @@ __all__ = ["TopologySpec", "TOPOLOGY_FORMS"]
 
 
 #: The topology forms :meth:`TopologySpec.parse` reads, for messages.
-TOPOLOGY_FORMS = ("'mesh:WxH', 'cube:D', 'flat:P', 'tree:AxBx..xN' (counts per level, the nodes per leaf switch "
-                  "last; optionally ':name1,name2,..'), 'fattree:K,N' (or 'fattree:KxN') or 'tree:FILE' (a Slurm "
-                  "topology.conf / topology.yaml or a node-label .csv), or a table with kind and width/height, dim, "
-                  "size, levels (and names), k and n, or file")
+TOPOLOGY_FORMS = ("'mesh:WxH', 'mesh:AxBxC' (any dimension; optionally ':wrap=1,0,1' and ':weights=1,1,2', one "
+                  "per dimension), 'torus:AxBxC' (every dimension wraps), 'cube:D', 'flat:P', 'tree:AxBx..xN' "
+                  "(counts per level, the nodes per leaf switch last; optionally ':name1,name2,..'), 'fattree:K,N' "
+                  "(or 'fattree:KxN') or 'tree:FILE' (a Slurm topology.conf / topology.yaml or a node-label .csv), "
+                  "or a table with kind and width/height, dim, size, levels (and names), k and n, or file (a mesh "
+                  "or torus table: dims, wrap, weights)")
+
+
+def _number(text: str) -> int | float:
+    """``"2"`` -> 2, ``"2.5"`` -> 2.5 (a weight as written); :class:`ValueError` otherwise."""
+    text = text.strip()
+    return int(text) if re.fullmatch(r"\d+", text) else float(text)
 
 
 @functools.lru_cache(maxsize=16)
@@ -36,10 +45,14 @@ def _tree_file(path: str, _mtime: int) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class TopologySpec:
-    """``kind`` (``mesh``, ``cube``, ``flat`` or ``tree``) and its ``shape``: ``(width, height)``,
-    ``(dim,)``, ``(size,)``, or a tree's counts per level (the nodes per leaf switch last) with
+    """``kind`` (``mesh``, ``cube``, ``flat`` or ``tree``) and its ``shape``: a mesh's sides x first
+    (``(width, height)`` in 2D, ``(a, b, c)`` in 3D, any number of dimensions) with its ``wrap``
+    flags and link ``weights`` (one per dimension; empty: no wrap, unit weights), ``(dim,)``,
+    ``(size,)``, or a tree's counts per level (the nodes per leaf switch last) with
     optional level ``names``; a fat tree (``fat``: ``shape = (k, n)``, a k-ary n-tree); or a tree
-    read from a topology ``file``. :meth:`parse` reads ``"mesh:32x32"``, ``"cube:8"``,
+    read from a topology ``file``. :meth:`parse` reads ``"mesh:32x32"``, ``"mesh:8x8x8"``,
+    ``"torus:16x16x16"`` (a mesh whose every dimension wraps: :class:`~topologies.Torus`),
+    ``"mesh:8x8x8:wrap=1,1,0"``, ``"torus:8x8x8:weights=1,1,2"``, ``"cube:8"``,
     ``"flat:128"``, ``"tree:2x10x64"``, ``"tree:2x10x64:block,rack,host"``, ``"fattree:4,3"``
     (``"fattree:4x3"`` is read too; the label is ``fattree:4,3``), ``"tree:topology.conf"`` (a
     path, relative to the current directory; read by
@@ -49,12 +62,27 @@ class TopologySpec:
     A tree from a file is named by its path: a stored result is not recomputed when the file
     changes under the same name.
 
+    Interpretations, for meshes and tori: a torus is kind ``mesh`` with every ``wrap`` flag set (as
+    :class:`~topologies.Torus` is a :class:`~topologies.Mesh` and the allocator registry files both
+    under ``"mesh"``), so everything that treats a mesh's requests (counts for the non-contiguous
+    allocators of a replayed trace, shapes for the others) treats a torus alike; the label is
+    canonical, so two spellings of one machine are one point: ``torus:`` when every dimension wraps
+    (``"mesh:8x8x8:wrap=1,1,1"`` is ``torus:8x8x8``), ``:wrap=`` only when some but not all do, and
+    ``:weights=`` only when some weight is not 1 (unit weights are the plain machine). ``"mesh:N"``
+    is the ``N x N`` mesh, as before; ``"torus:N"`` is refused (a ring, a square or a cube?).
+
     >>> TopologySpec.parse("mesh:32x16").label, TopologySpec.parse({"kind": "hypercube", "dim": 8}).size
     ('mesh:32x16', 256)
     >>> t = TopologySpec.parse("tree:2x10x64:block,rack,host"); t.label, t.size, t.build().levels
     ('tree:2x10x64:block,rack,host', 1280, ('cluster', 'block', 'rack', 'host'))
     >>> TopologySpec.parse({"kind": "fattree", "k": 4, "n": 3}).label, TopologySpec.parse("fattree:4x3").size
     ('fattree:4,3', 64)
+    >>> t = TopologySpec.parse("torus:16x16x16"); t.kind, t.label, t.size, t.build()
+    ('mesh', 'torus:16x16x16', 4096, Torus(16, 16, 16))
+    >>> TopologySpec.parse({"kind": "mesh", "dims": [8, 8, 4], "wrap": [True, True, False]}).label
+    'mesh:8x8x4:wrap=1,1,0'
+    >>> TopologySpec.parse("mesh:8x8x8:weights=1,1,2.5").build()
+    Mesh(8, 8, 8, weights=(1, 1, 2.5))
     """
 
     kind: str
@@ -65,11 +93,22 @@ class TopologySpec:
     file: str | None = None
     #: A fat tree: ``shape`` is ``(k, n)``.
     fat: bool = False
+    #: A mesh's wrap flags, one per dimension; empty: no dimension wraps.
+    wrap: tuple[bool, ...] = ()
+    #: A mesh's link weights, one per dimension; empty: every weight 1.
+    weights: tuple[int | float, ...] = ()
 
     @property
     def label(self) -> str:
         if self.kind == "mesh":
-            return f"mesh:{self.shape[0]}x{self.shape[1]}"
+            sides = "x".join(map(str, self.shape))
+            torus = bool(self.wrap) and all(self.wrap)
+            text = f"{'torus' if torus else 'mesh'}:{sides}"
+            if self.wrap and not torus:
+                text += ":wrap=" + ",".join("1" if f else "0" for f in self.wrap)
+            if self.weights:
+                text += ":weights=" + ",".join(map(repr, self.weights))
+            return text
         if self.kind == "tree":
             if self.file is not None:
                 return f"tree:{self.file}"
@@ -82,7 +121,7 @@ class TopologySpec:
     @property
     def size(self) -> int:
         if self.kind == "mesh":
-            return self.shape[0] * self.shape[1]
+            return math.prod(self.shape)
         if self.kind == "cube":
             return 1 << self.shape[0]
         if self.kind == "tree":
@@ -96,7 +135,7 @@ class TopologySpec:
         from topologies import Flat, Hypercube, Mesh, SwitchTree
 
         if self.kind == "mesh":
-            return Mesh(*self.shape)
+            return Mesh(*self.shape, wrap=self.wrap or False, weights=self.weights or None)
         if self.kind == "cube":
             return Hypercube(self.shape[0])
         if self.kind == "tree":
@@ -143,9 +182,13 @@ class TopologySpec:
 
     @classmethod
     def parse(cls, value: Any) -> TopologySpec:
-        """From ``"mesh:WxH"`` / ``"mesh:N"`` (square) / ``"cube:D"`` / ``"hypercube:D"`` /
+        """From ``"mesh:WxH"`` / ``"mesh:N"`` (square) / ``"mesh:AxBxC"`` (any dimension) with optional
+        ``":wrap=1,0,1"`` and ``":weights=1,1,2"`` / ``"torus:AxBxC"`` (``":weights=..."`` too) /
+        ``"cube:D"`` / ``"hypercube:D"`` /
         ``"flat:P"`` / ``"tree:AxBx..xN[:names]"`` / ``"fattree:K,N"`` / ``"tree:FILE"`` or a table
-        ``{kind, width, height}`` / ``{kind, dim}`` / ``{kind, size}`` / ``{kind = "tree", levels,
+        ``{kind, width, height}`` / ``{kind = "mesh" or "torus", dims, wrap, weights}`` (``wrap``: one
+        flag or one per dimension; ``width`` and ``height`` stand for ``dims`` of a 2D mesh) /
+        ``{kind, dim}`` / ``{kind, size}`` / ``{kind = "tree", levels,
         names}`` / ``{kind = "fattree", k, n}`` / ``{kind = "tree", file}``; :class:`ValueError`
         names the accepted forms."""
         forms = TOPOLOGY_FORMS
@@ -156,10 +199,12 @@ class TopologySpec:
             kind = "cube" if kind == "hypercube" else kind
             if kind in ("tree", "fattree"):
                 return cls._tree_table(kind, value)
+            if kind in ("mesh", "torus") and (kind == "torus" or {"dims", "wrap", "weights"} & set(value)):
+                return cls._mesh_table(kind, value)
             allowed = {"mesh": ("width", "height"), "cube": ("dim",), "flat": ("size",)}
             if kind not in allowed:
                 raise ValueError(f"topology kind {value.get('kind')!r} unknown; choose from mesh, cube, flat, tree, "
-                                 "fattree")
+                                 "fattree, torus")
             extra = set(value) - {"kind", *allowed[kind]}
             if extra:
                 raise ValueError(f"a {kind} topology has no {sorted(extra)[0]!r}; allowed: {', '.join(allowed[kind])}")
@@ -176,19 +221,102 @@ class TopologySpec:
         kind = "cube" if kind == "hypercube" else kind
         if kind in ("tree", "fattree"):
             return cls._tree(kind, rest, value)
+        if kind in ("mesh", "torus"):
+            return cls._mesh(kind, rest, value)
         try:
-            if kind == "mesh":
-                parts = rest.lower().split("x")
-                if len(parts) > 2:
-                    raise ValueError
-                shape = (int(parts[0]), int(parts[-1]))
-            elif kind in ("cube", "flat"):
+            if kind in ("cube", "flat"):
                 shape = (int(rest),)
             else:
                 raise ValueError
         except ValueError:
             raise ValueError(f"bad topology {value!r}; write {forms}") from None
         return cls._checked(kind, shape, value)
+
+    @classmethod
+    def _mesh(cls, kind: str, rest: str, value: Any) -> TopologySpec:
+        """``mesh:...`` and ``torus:...`` strings: the sides, then ``:wrap=`` and ``:weights=``
+        options (each at most once; ``torus`` takes no ``wrap``)."""
+        sides, *options = rest.strip().lower().split(":")
+        parts = [p.strip() for p in sides.split("x")]
+        if not all(re.fullmatch(r"\d+", p) for p in parts):
+            raise ValueError(f"bad topology {value!r}; write {TOPOLOGY_FORMS}")
+        shape = tuple(int(p) for p in parts)
+        if len(shape) == 1:
+            if kind == "torus":  # which torus is meant (a ring, a square, a cube) is not written
+                raise ValueError(f"bad topology {value!r}: write a torus's sides, e.g. 'torus:{shape[0]}x{shape[0]}' "
+                                 f"or 'torus:{shape[0]}x{shape[0]}x{shape[0]}'")
+            shape = shape * 2  # mesh:N: the N x N square, as before
+        given: dict[str, str] = {}
+        for option in options:
+            key, eq, text = (x.strip() for x in option.partition("="))
+            if not eq or key not in ("wrap", "weights") or (key == "wrap" and kind == "torus"):
+                allowed = "':weights=...'" if kind == "torus" else "':wrap=...' and ':weights=...'"
+                raise ValueError(f"bad topology {value!r}: unknown option {option.strip()!r}; a {kind} takes "
+                                 f"{allowed} (one value per dimension, comma-separated)")
+            if key in given:
+                raise ValueError(f"bad topology {value!r}: {key} is given twice")
+            given[key] = text
+        wrap: Any = True if kind == "torus" else False
+        if "wrap" in given:
+            flags = [f.strip() for f in given["wrap"].split(",")]
+            if not all(f in ("0", "1") for f in flags):
+                raise ValueError(f"bad topology {value!r}: wrap must be flags 0 or 1, one per dimension, e.g. "
+                                 f"':wrap=1,1,0', got {given['wrap']!r}")
+            wrap = [f == "1" for f in flags]
+        weights: Any = None
+        if "weights" in given:
+            try:
+                weights = [_number(w) for w in given["weights"].split(",")]
+            except ValueError:
+                raise ValueError(f"bad topology {value!r}: weights must be numbers > 0, one per dimension, e.g. "
+                                 f"':weights=1,1,2', got {given['weights']!r}") from None
+        return cls._checked_mesh(shape, wrap, weights, value)
+
+    @classmethod
+    def _mesh_table(cls, kind: str, value: dict) -> TopologySpec:
+        """``{kind = "mesh", dims = [8, 8, 8], wrap = [true, true, false], weights = [1, 1, 2]}`` or
+        ``{kind = "torus", dims = [...], weights = [...]}`` (``width`` and ``height`` for ``dims`` of
+        a 2D one)."""
+        allowed = ("dims", "width", "height", "weights") + (("wrap",) if kind == "mesh" else ())
+        extra = set(value) - {"kind", *allowed}
+        if extra:
+            raise ValueError(f"a {kind} topology has no {sorted(extra)[0]!r}; allowed: {', '.join(allowed)}")
+        if "dims" in value:
+            if "width" in value or "height" in value:
+                raise ValueError(f"a {kind} topology takes either dims or width and height, not both")
+            dims = value["dims"]
+            if not isinstance(dims, list | tuple) or not dims:
+                raise ValueError(f"a {kind} topology's dims must be a list of sides (x first), got {dims!r}")
+            shape = tuple(check_int(d, f"a {kind} topology's side (of dims {list(dims)!r})", low=1) for d in dims)
+        else:
+            missing = [k for k in ("width", "height") if k not in value]
+            if missing:
+                raise ValueError(f"a {kind} topology needs 'dims' (or 'width' and 'height')")
+            shape = tuple(check_int(value[k], f"a {kind} topology's {k}", low=1) for k in ("width", "height"))
+        wrap = value.get("wrap", kind == "torus")
+        if isinstance(wrap, list):
+            wrap = tuple(wrap)
+        weights = value.get("weights")
+        if isinstance(weights, list):
+            weights = tuple(weights)
+        return cls._checked_mesh(shape, wrap, weights, value)
+
+    @classmethod
+    def _checked_mesh(cls, shape: tuple[int, ...], wrap: Any, weights: Any, value: Any) -> TopologySpec:
+        """The canonical spec of ``Mesh(*shape, wrap=wrap, weights=weights)`` (the machine builds,
+        or :class:`ValueError` naming ``value`` and what is wrong): no wrap flags when none is
+        set, no weights when every one is 1."""
+        from topologies import Mesh, TopologyError
+
+        if any(s < 1 for s in shape):
+            raise ValueError(f"bad topology {value!r}: sizes must be >= 1")
+        try:
+            machine = Mesh(*shape, wrap=wrap, weights=weights)
+        except TopologyError as exc:
+            raise ValueError(f"bad topology {value!r}: {exc}") from None
+        flags = machine.wrap if any(machine.wrap) else ()
+        unit = machine.weights is None or all(w == 1 for w in machine.weights)
+        return cls("mesh", tuple(machine.dims), wrap=flags, weights=() if unit else tuple(machine.weights or ()))
 
     @classmethod
     def _tree_table(cls, kind: str, value: dict) -> TopologySpec:

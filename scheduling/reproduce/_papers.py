@@ -16,4 +16,6 @@ PAPER_MODULES: dict[str, tuple[str, str]] = {
     "lo97": ("scheduling.reproduce.noncontig",
              "Lo, Windisch, Liu & Nitzberg, IEEE TPDS 1997; Leung et al., IEEE Cluster 2002"),
     "pollard18": ("scheduling.reproduce.pollard18", "Pollard, Jain, Herbein & Bhatele, SC18"),
+    "tori": ("scheduling.reproduce.tori",
+             "RIKEN, Fugaku Users Guide §3.4.1; NCSA, Blue Waters Topology Aware Scheduling (Enos et al., CUG 2014)"),
 }

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .distributions import (
         MISP,
         SEED002_NORMAL_DIMS,
+        BoxSides,
         CountsOn,
         CubeDims,
         CubeDiscreteNormal,
@@ -64,6 +65,7 @@ __all__ = [
     "streams",
     "STREAMS",
     "MeshSides",
+    "BoxSides",
     "Squares",
     "CubeDims",
     "CubeDiscreteNormal",
@@ -114,7 +116,7 @@ _LAZY_ATTRS = {
     **dict.fromkeys((
         "MISP", "SEED002_NORMAL_DIMS", "CountsOn", "CubeDims", "CubeDiscreteNormal", "Exponential", "LinearSpeedup",
         "MeshSides", "Squares", "TruncatedExponential", "TruncatedExponentialCount", "TruncatedNormal", "Uniform",
-        "UniformCount", "HeroMix"
+        "UniformCount", "HeroMix", "BoxSides"
     ), "distributions"),
     **dict.fromkeys(("Constrained", "SizeThreshold", "WithProbability", "LevelBySize", "Switches", "rule_from_json",
                      "parse_rule"), "constraints"),

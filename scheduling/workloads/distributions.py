@@ -18,7 +18,7 @@ from .._validate import ParameterError, check_has, check_int, check_real
 from ..models.speedup import Amdahl, Linear, Speedup, misp_serial_fraction
 
 __all__ = [
-    "MeshSides", "Squares", "CubeDims", "CubeDiscreteNormal", "UniformCount", "TruncatedExponentialCount",
+    "MeshSides", "BoxSides", "Squares", "CubeDims", "CubeDiscreteNormal", "UniformCount", "TruncatedExponentialCount",
     "HeroMix", "CountsOn", "Exponential", "TruncatedNormal", "Uniform", "TruncatedExponential",
     "LinearSpeedup", "MISP", "SEED002_NORMAL_DIMS",
 ]
@@ -63,6 +63,63 @@ class MeshSides:
 
     def size_of(self, request: Any) -> int:
         return request[0] * request[1]
+
+
+def _shape_request_kind(ndim: int) -> str:
+    """The phrase a :class:`~topologies.Mesh` of ``ndim`` dimensions uses for its requests
+    (``Mesh.request_kind``), so that a workload of shapes matches its machine."""
+    from topologies import Mesh
+
+    return str(Mesh(*([1] * ndim)).request_kind)
+
+
+@dataclass(frozen=True, slots=True)
+class BoxSides:
+    """Box shapes for a mesh or torus of any dimension: side ``i`` uniform on ``[1, max_sides[i]]``,
+    the sides independent -- seed 002 §4.1's :class:`MeshSides` (sides uniform on 1..32 on the
+    32x32 mesh) taken to ``d`` dimensions. Interpretation: the generalisation per axis is ours
+    (seed 002 has only the 2D rule); the requests are full shapes of ``len(max_sides)`` sides, x
+    first, so ``BoxSides((8, 8, 8))`` is a workload for a 3D machine such as ``Torus(8, 8, 8)``.
+    With two sides it draws what ``MeshSides(max_w, max_h)`` draws from the same generator.
+    O(count * d) per sample, vectorised per axis.
+
+    >>> b = BoxSides((4, 4, 2)); b.mean_size, b.max_request, b.request_kind
+    (9.375, (4, 4, 2), 'a shape of up to 3 sides')
+    >>> import numpy as np; b.sample(np.random.default_rng(1), 2)
+    [(2, 4, 1), (3, 4, 1)]
+    """
+
+    max_sides: tuple[int, ...] = (8, 8, 8)
+
+    def __post_init__(self) -> None:
+        sides = self.max_sides
+        if isinstance(sides, str | bytes) or not isinstance(sides, tuple | list | np.ndarray) or len(sides) == 0:
+            raise ParameterError(f"BoxSides max_sides must be a non-empty sequence of sides (one per dimension), "
+                                 f"got {sides!r}")
+        checked = tuple(check_int(s, f"BoxSides max_sides[{i}] (of {list(sides)!r})", low=1)
+                        for i, s in enumerate(sides))
+        object.__setattr__(self, "max_sides", checked)
+
+    @property
+    def request_kind(self) -> str:
+        """What the requests are: the phrase of a mesh of ``len(max_sides)`` dimensions."""
+        return _shape_request_kind(len(self.max_sides))
+
+    @property
+    def max_request(self) -> tuple[int, ...]:
+        """The largest request drawn."""
+        return tuple(int(s) for s in self.max_sides)
+
+    @property
+    def mean_size(self) -> float:
+        return math.prod((s + 1) / 2 for s in self.max_sides)
+
+    def sample(self, rng: np.random.Generator, count: int) -> list[Any]:
+        cols = [rng.integers(1, s + 1, count).tolist() for s in self.max_sides]
+        return list(zip(*cols, strict=True))
+
+    def size_of(self, request: Any) -> int:
+        return math.prod(request)
 
 
 @dataclass(frozen=True, slots=True)

@@ -305,7 +305,9 @@ def _refused(case: Case, param: str, value: Any) -> None:
 
 def test_the_registries_are_all_covered():
     labels = {c.label for c in CASES}
-    assert set(reg.DISTRIBUTIONS) - {"Linear", "CubeDiscreteNormal"} <= labels  # those two take nothing
+    # Linear and CubeDiscreteNormal take nothing; BoxSides takes one sequence, whose elements
+    # tests/scheduling/workloads/test_box_sides.py spoils one by one
+    assert set(reg.DISTRIBUTIONS) - {"Linear", "CubeDiscreteNormal", "BoxSides"} <= labels
     assert {f"{name} model" for name in reg.WORKLOAD_MODELS} <= labels
     assert {"GrayCode", "FirstFit", "BestFit"} <= labels
     assert sum(c.label.startswith("policy ") for c in CASES) >= 50

@@ -257,7 +257,7 @@ class _Backfilling(SwitchesWait, Policy):
         if not self._counting:
             self._ready = np.full(allocator.size, -math.inf)
             topology = allocator.topology
-            if isinstance(topology, Mesh) and topology.width * topology.height == allocator.size:
+            if isinstance(topology, Mesh) and topology.ndim == 2 and topology.size == allocator.size:
                 self._grid = self._ready.reshape(topology.height, topology.width)
             else:
                 self._grid = self._ready.reshape(1, allocator.size)
