@@ -18,6 +18,7 @@ the reshaped reductions exactly (``tests/topoalloc/test_blocks.py``).
 from __future__ import annotations
 
 import functools
+from typing import cast
 
 import numpy as np
 
@@ -29,8 +30,8 @@ SHORT = 4
 _WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x01010101), 8: (np.uint64, 0x0101010101010101)}
 
 
-def _strided(a: np.ndarray, s: int, op) -> np.ndarray:
-    out = a[0::s]
+def _strided(a: np.ndarray, s: int, op: np.ufunc) -> np.ndarray:
+    out: np.ndarray = a[0::s]
     for j in range(1, s):
         out = op(out, a[j::s])
     return out
@@ -44,10 +45,12 @@ def block_all(mask: np.ndarray, s: int) -> np.ndarray:
         return mask
     word = _WORDS.get(s)
     if word is not None and mask.flags.c_contiguous:
-        return mask.view(word[0]) == word[1]
+        full: np.ndarray = mask.view(word[0]) == word[1]
+        return full
     if s <= SHORT:
         return _strided(mask, s, np.logical_and)
-    return mask.reshape(-1, s).all(axis=1)
+    # numpy's stubs type an axis reduction as "scalar or array"; over a 2-D array it is an array
+    return cast(np.ndarray, mask.reshape(-1, s).all(axis=1))
 
 
 def block_any(mask: np.ndarray, s: int) -> np.ndarray:
@@ -58,10 +61,11 @@ def block_any(mask: np.ndarray, s: int) -> np.ndarray:
         return mask
     word = _WORDS.get(s)
     if word is not None and mask.flags.c_contiguous:
-        return mask.view(word[0]) != 0
+        some: np.ndarray = mask.view(word[0]) != 0
+        return some
     if s <= SHORT:
         return _strided(mask, s, np.logical_or)
-    return mask.reshape(-1, s).any(axis=1)
+    return cast(np.ndarray, mask.reshape(-1, s).any(axis=1))  # an array: see block_all
 
 
 def block_max(values: np.ndarray, s: int) -> np.ndarray:
@@ -72,7 +76,8 @@ def block_max(values: np.ndarray, s: int) -> np.ndarray:
         return values
     if s <= SHORT:
         return _strided(values, s, np.maximum)
-    return values.reshape(-1, s).max(axis=1)
+    top: np.ndarray = values.reshape(-1, s).max(axis=1)
+    return top
 
 
 @functools.cache

@@ -11,7 +11,7 @@ import copy
 import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -41,6 +41,8 @@ class Allocation:
     id: int
     request: Any
     placement: Any
+    _nodes: np.ndarray | None
+    _count: int | None
 
     def __init__(self, owner: int, id: int, request: Any, placement: Any, nodes: np.ndarray | None = None,
                  count: int | None = None):
@@ -94,9 +96,12 @@ class Allocation:
         return f"Allocation(id={self.id}, request={self.request!r}, placement={self.placement!r})"
 
 
-_set_owner, _set_id = Allocation.owner.__set__, Allocation.id.__set__
-_set_request, _set_placement = Allocation.request.__set__, Allocation.placement.__set__
-_set_nodes, _set_count = Allocation._nodes.__set__, Allocation._count.__set__
+# The slot descriptors' setters, taken from the class dictionary: mypy types ``Allocation.owner``
+# as the annotated ``int``, not as the member descriptor it is at run time.
+_slot_setters: tuple[Callable[[Allocation, Any], None], ...] = tuple(
+    Allocation.__dict__[name].__set__ for name in Allocation.__slots__
+)
+_set_owner, _set_id, _set_request, _set_placement, _set_nodes, _set_count = _slot_setters
 
 
 class Allocator(ABC):
@@ -116,7 +121,7 @@ class Allocator(ABC):
     #: (Gray-code blocks), ``"tree"``, ``"any"`` (any free processors). Used to pick test oracles.
     recognition: ClassVar[str] = ""
     #: The last frozen mask converted by :meth:`_frozen` and its conversions by kind.
-    _frozen_memo: tuple[np.ndarray, dict] | None = None
+    _frozen_memo: tuple[np.ndarray, dict[Any, Any]] | None = None
 
     def __init__(self, topology: Any) -> None:
         if self.topology_types and not isinstance(topology, self.topology_types):
@@ -153,7 +158,8 @@ class Allocator(ABC):
 
     def request_size(self, request: Any) -> int:
         """Processors this allocator grants for ``request`` (after any rounding it does)."""
-        return self.topology.request_size(self.validate(request))
+        size: int = self.topology.request_size(self.validate(request))
+        return size
 
     def allocate(self, request: Any) -> Allocation | None:
         """Place ``request``; return the :class:`Allocation`, or ``None`` if no free region fits.
@@ -213,7 +219,7 @@ class Allocator(ABC):
         for alloc in list(self._live.values()):
             self.release(alloc)
 
-    def clone(self) -> Allocator:
+    def clone(self) -> Self:
         """An independent copy with the same free state and the same live grants, for what-if
         questions ("where would this request go once these jobs have ended?").
 
@@ -244,7 +250,7 @@ class Allocator(ABC):
         for name, value in getattr(self, "__dict__", {}).items():
             if not isinstance(value, np.ndarray) or value.base is None:
                 continue
-            base = value.base
+            base: Any = value.base  # a chain of array bases, ending at an array or another buffer
             while base is not None and id(base) not in memo:
                 base = getattr(base, "base", None)
             if base is None or not isinstance(base, np.ndarray) or not base.flags.c_contiguous:
@@ -304,7 +310,8 @@ class Allocator(ABC):
         >>> b = Buddy(Hypercube(4)); b.covers(2, 3), b.covers(3, 2)
         (True, False)
         """
-        return self.validate(failed) == self.validate(request)
+        same: bool = self.validate(failed) == self.validate(request)
+        return same
 
     def place_in(self, request: Any, free: np.ndarray) -> np.ndarray | None:
         """What-if: the node ids (ascending) of a placement of ``request`` that this allocator
@@ -413,7 +420,7 @@ class Allocator(ABC):
             got = memo[1][kind] = convert(mask)
         return got
 
-    def _shallow_clone(self) -> Allocator:
+    def _shallow_clone(self) -> Self:
         """For fast :meth:`clone` overrides: a new instance sharing every attribute of this one
         except the live-grant table, which is copied. The override then copies its mutable free
         state itself."""

@@ -259,7 +259,7 @@ class DHCTree(Allocator):
         for a plain int in range)."""
         if type(request) is int and 0 < request <= self.max_request:
             return request
-        p = self.topology.validate_request(request)
+        p: int = self.topology.validate_request(request)
         if p > self.max_request:
             raise RequestSizeError(
                 f"a job of {p} processors does not fit the largest DHC partition "
@@ -278,14 +278,14 @@ class DHCTree(Allocator):
         return (1 << (p - 1).bit_length()) >> 1 if p > 1 else None
 
     # -- placement ----------------------------------------------------------------------------
-    def _place(self, p: int):
+    def _place(self, p: int) -> tuple[int, TreeNode, np.ndarray, int] | None:
         level = (p - 1).bit_length()
         found = self._first_fit(level) if self.assignment == "first_fit" else self._lightest(level)
         if found is None:
             return None
         return self._take(found[0], found[1], level)
 
-    def _take(self, t: int, i: int, level: int):
+    def _take(self, t: int, i: int, level: int) -> tuple[int, TreeNode, np.ndarray, int]:
         """Take the free partition at heap index ``i`` of tree ``t``; what :meth:`_place` returns."""
         h = self.heights[t]
         node = TreeNode(t, level, i - (1 << (h - level)), self.offsets[t], h)
@@ -387,13 +387,13 @@ class DHCTree(Allocator):
         if best is None:
             return None
         t = best[1]
-        avail, w = self._avail[t], self.weights._w[t]
+        avail, wt = self._avail[t], self.weights._w[t]
         i = 1
         for _ in range(self.heights[t] - level):
             lo, hi = 2 * i, 2 * i + 1
             if avail[lo] < level:
                 i = hi
-            elif avail[hi] < level or w[lo] <= w[hi]:
+            elif avail[hi] < level or wt[lo] <= wt[hi]:
                 i = lo
             else:
                 i = hi

@@ -45,13 +45,14 @@ class FlatPool(Allocator):
         """``request`` as a processor count, or a :class:`~topologies.RequestError`."""
         if type(request) is int and 0 < request <= self._size:  # fast path: an already valid count
             return request
-        return self.topology.validate_request(request)
+        count: int = self.topology.validate_request(request)
+        return count
 
     def request_size(self, request: int) -> int:
         """The count itself."""
         return self.validate(request)
 
-    def _place(self, n: int):
+    def _place(self, n: int) -> tuple[int, np.ndarray, np.ndarray, int] | None:
         if n > self._free:
             return None
         ids = self._is_free.nonzero()[0][:n]  # (flatnonzero's wrapper costs as much on a 1-D mask)

@@ -222,8 +222,8 @@ def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.Search
     junk = st.sampled_from(["4", 2.5, None, True, object()])
     if isinstance(topology, Mesh) and topology.ndim != 2:
         if getattr(allocator, "accepts_counts", False):
-            cap = getattr(allocator, "capacity", topology.size)
-            counts = st.one_of(st.integers(-3, 0), st.just(cap + 1))
+            capacity: int = getattr(allocator, "capacity", topology.size)
+            counts = st.one_of(st.integers(-3, 0), st.just(capacity + 1))
         else:
             counts = st.integers(1, 4)
         nd = topology.ndim
@@ -238,8 +238,8 @@ def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.Search
         )
     if isinstance(topology, Mesh):
         if getattr(allocator, "accepts_counts", False):  # counts are requests: only bad counts are bad
-            cap = getattr(allocator, "capacity", topology.size)
-            counts = st.one_of(st.integers(-3, 0), st.just(cap + 1))
+            capacity = getattr(allocator, "capacity", topology.size)
+            counts = st.one_of(st.integers(-3, 0), st.just(capacity + 1))
         else:
             counts = st.integers(1, 4)
         return st.one_of(
@@ -259,7 +259,8 @@ def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.Search
 # region checks
 def free_mask(allocator: Allocator) -> np.ndarray:
     """Boolean free mask from the allocator's occupancy view (2D on a mesh)."""
-    return np.asarray(allocator.occupancy) == 0
+    free: np.ndarray = np.asarray(allocator.occupancy) == 0
+    return free
 
 
 def check_region(allocator: Allocator, allocation: Allocation) -> None:
@@ -316,7 +317,8 @@ def _window_free(free: np.ndarray, w: int, h: int) -> np.ndarray:
     sat = np.zeros((H + 1, W + 1), dtype=np.int64)
     sat[1:, 1:] = busy.cumsum(0).cumsum(1)
     win = sat[h:, w:] - sat[:-h, w:] - sat[h:, :-w] + sat[:-h, :-w]
-    return win == 0
+    clear: np.ndarray = win == 0
+    return clear
 
 
 def perfect_submesh(allocator: Allocator, free: np.ndarray, request: tuple[int, int]) -> bool:
@@ -387,10 +389,11 @@ def _partition_choice(allocator: Any, free: np.ndarray, request: Any) -> tuple[A
 
     def holds(g: Any) -> bool:
         if isinstance(request, int):
-            return g.size >= request
+            return bool(g.size >= request)
         if all(a >= b for a, b in zip(g.shape, request, strict=True)):
             return True
-        return allocator.rotate and all(a >= b for a, b in zip(sorted(g.shape), sorted(request), strict=True))
+        rotate: bool = allocator.rotate
+        return rotate and all(a >= b for a, b in zip(sorted(g.shape), sorted(request), strict=True))
 
     holding = [i for i, g in enumerate(grids) if holds(g)]
     least = min(grids[i].size for i in holding)
@@ -492,7 +495,7 @@ def whole_pages(allocator: Allocator, free: np.ndarray, request: Any) -> bool:
     mesh and be disjoint. ``check_choice`` asserts the grant is the first free pages in page order."""
     pages = np.asarray(allocator.pages)  # type: ignore[attr-defined]
     assert len(np.unique(pages)) == pages.size, "pages overlap"
-    need = allocator.request_size(request) // pages.shape[1]
+    need: int = allocator.request_size(request) // pages.shape[1]
     return len(_free_page_positions(allocator, free)) >= need
 
 
@@ -527,7 +530,7 @@ def gray_code_blocks(allocator: Allocator, free: np.ndarray, k: int) -> bool:
     ``2^(k-1)`` (any position for ``k == 0``). ``check_choice`` asserts the first free block of the
     first code that has one was taken (Chen & Shin's GC strategy)."""
     size = 1 << allocator.topology.dim
-    for order in allocator.orders:
+    for order in allocator.orders:  # type: ignore[attr-defined]  # a Gray-code allocator's codes
         order = np.asarray(order)
         assert sorted(order.tolist()) == list(range(size)), "a Gray code must list every node once"
         if _gray_blocks(order, free, k):
@@ -536,7 +539,7 @@ def gray_code_blocks(allocator: Allocator, free: np.ndarray, k: int) -> bool:
 
 
 def _gray_check_choice(allocator: Allocator, free: np.ndarray, k: int, allocation: Allocation) -> None:
-    for order in allocator.orders:
+    for order in allocator.orders:  # type: ignore[attr-defined]  # a Gray-code allocator's codes
         blocks = _gray_blocks(np.asarray(order), free, k)
         if blocks:
             expected = np.sort(blocks[0])
@@ -633,7 +636,7 @@ ORACLES: dict[tuple[str, type], Callable[..., bool]] = {
 def oracle_for(allocator: Allocator) -> Callable[..., bool] | None:
     """The oracle for ``allocator``: its class attribute ``oracle`` if set, otherwise the entry of
     :data:`ORACLES` for its ``recognition`` and topology, otherwise ``None``."""
-    own = getattr(type(allocator), "oracle", None)
+    own: Callable[..., bool] | None = getattr(type(allocator), "oracle", None)
     if own is not None:
         return own
     for cls in type(allocator.topology).__mro__:  # a subclass of Mesh/Hypercube/Flat gets its base's
@@ -645,7 +648,7 @@ def oracle_for(allocator: Allocator) -> Callable[..., bool] | None:
 
 # ---------------------------------------------------------------------------------------------
 # the state machine
-def _observable(allocator: Allocator) -> tuple:
+def _observable(allocator: Allocator) -> tuple[Any, ...]:
     """What an allocator's surface shows of its state: free count, occupancy, live grants, and its
     own free nodes (when it has ``free_nodes``)."""
     own = getattr(allocator, "free_nodes", None)
@@ -673,13 +676,19 @@ class AllocatorMachine(RuleBasedStateMachine):
         self.live: dict[int, Allocation] = {}
         self.released: list[Allocation] = []
 
+    @property
+    def _under_test(self) -> Allocator:
+        """The allocator, built by the initialize rule (which runs before every other rule)."""
+        assert self.allocator is not None, "the initialize rule has not run"
+        return self.allocator
+
     @initialize(data=st.data())
     def build(self, data: st.DataObject) -> None:
         topo = data.draw(type(self).machines, label="machine")
-        self.allocator = type(self).factory(topo)
+        self.allocator = allocator = type(self).factory(topo)
         oracle = type(self).oracle
         if oracle == "auto":
-            oracle = oracle_for(self.allocator)
+            oracle = oracle_for(allocator)
         elif isinstance(oracle, str):
             oracle = ORACLES[(oracle, type(topo))]
         self._oracle = oracle
@@ -687,7 +696,7 @@ class AllocatorMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def allocate(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         request = data.draw(requests(a), label="request")
         before = free_mask(a) if self._oracle else None
         free_before = a.free
@@ -713,16 +722,16 @@ class AllocatorMachine(RuleBasedStateMachine):
     def release(self, data: st.DataObject) -> None:
         aid = data.draw(st.sampled_from(sorted(self.live)), label="release")
         alloc = self.live.pop(aid)
-        self.allocator.release(alloc)
+        self._under_test.release(alloc)
         self.released.append(alloc)
-        occ = np.asarray(self.allocator.occupancy).ravel()
+        occ = np.asarray(self._under_test.occupancy).ravel()
         assert np.all(occ[alloc.nodes] == 0), "released nodes are not free"
 
     @precondition(lambda self: self.released)
     @rule()
     def release_twice(self) -> None:
         try:
-            self.allocator.release(self.released[-1])
+            self._under_test.release(self.released[-1])
         except DoubleReleaseError:
             return
         raise AssertionError("a second release did not raise DoubleReleaseError")
@@ -734,7 +743,7 @@ class AllocatorMachine(RuleBasedStateMachine):
         if alloc is None:
             return
         try:
-            self.allocator.release(alloc)
+            self._under_test.release(alloc)
         except ForeignAllocationError:
             return
         finally:
@@ -743,16 +752,16 @@ class AllocatorMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def bad_request(self, data: st.DataObject) -> None:
-        bad = data.draw(bad_requests(self.allocator.topology, self.allocator), label="bad request")
+        bad = data.draw(bad_requests(self._under_test.topology, self._under_test), label="bad request")
         try:
-            self.allocator.allocate(bad)
+            self._under_test.allocate(bad)
         except RequestError:
             return
         raise AssertionError(f"allocate({bad!r}) did not raise a RequestError")
 
     @rule(data=st.data())
     def clone_behaves_identically(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         state = _observable(a)
         fast, generic, solo = a.clone(), Allocator.clone(a), a.clone()
         assert type(fast) is type(a) and type(generic) is type(a)
@@ -796,7 +805,7 @@ class AllocatorMachine(RuleBasedStateMachine):
     def _random_mask(self, data: st.DataObject, label: str) -> np.ndarray:
         """A random node mask: independent nodes at a drawn density, or the allocator's free nodes
         (its fragmentation is what placements meet), possibly thinned or with busy nodes added."""
-        a = self.allocator
+        a = self._under_test
         seed = data.draw(st.integers(0, 2**32 - 1), label=f"{label} seed")
         density = data.draw(st.sampled_from([0.0, 0.2, 0.5, 0.8, 0.95, 1.0]), label=f"{label} density")
         rng = np.random.default_rng(seed)
@@ -804,12 +813,12 @@ class AllocatorMachine(RuleBasedStateMachine):
         mode = data.draw(st.sampled_from(["random", "free", "free minus", "free plus"]), label=f"{label} mode")
         if mode == "random":
             return mask
-        free = np.asarray(a.occupancy).ravel() == 0
+        free: np.ndarray = np.asarray(a.occupancy).ravel() == 0
         return free if mode == "free" else free & mask if mode == "free minus" else free | ~mask
 
     @rule(data=st.data())
     def allocate_avoiding_matches_the_generic(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         request = data.draw(requests(a), label="request")
         avoid = self._random_mask(data, "avoid")
         fast, generic = a.clone(), a.clone()
@@ -817,6 +826,7 @@ class AllocatorMachine(RuleBasedStateMachine):
         want = Allocator.allocate_avoiding(generic, request, avoid)
         assert (got is None) == (want is None), f"allocate_avoiding({request!r}): {got!r}, generic {want!r}"
         if got is not None:
+            assert want is not None
             assert np.array_equal(got.nodes, want.nodes) and got.request == want.request, (
                 f"allocate_avoiding({request!r}) took {got.nodes.tolist()}, the generic default {want.nodes.tolist()}"
             )
@@ -826,11 +836,12 @@ class AllocatorMachine(RuleBasedStateMachine):
         assert fast.free == generic.free
         own = getattr(fast, "free_nodes", None)
         if own is not None:
-            assert np.array_equal(np.sort(own()), np.sort(generic.free_nodes())), "internal free state differs"
+            generic_own = generic.free_nodes()  # type: ignore[attr-defined]  # the same class as fast
+            assert np.array_equal(np.sort(own()), np.sort(generic_own)), "internal free state differs"
 
     @rule(data=st.data())
     def earliest_in_matches_the_generic(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         request = data.draw(requests(a), label="request")
         seed = data.draw(st.integers(0, 2**32 - 1), label="ready seed")
         rng = np.random.default_rng(seed)
@@ -843,13 +854,14 @@ class AllocatorMachine(RuleBasedStateMachine):
         assert _observable(a) == state, "earliest_in changed the allocator"
         assert (got is None) == (want is None), f"earliest_in({request!r}): {got!r}, generic {want!r}"
         if got is not None:
+            assert want is not None
             assert got[0] == want[0] and np.array_equal(got[1], want[1]), (
                 f"earliest_in({request!r}) = ({got[0]}, {got[1].tolist()}), generic ({want[0]}, {want[1].tolist()})"
             )
 
     @rule(data=st.data())
     def place_in_is_exact(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         request = data.draw(requests(a), label="request")
         free = self._random_mask(data, "free")
         state = _observable(a)
@@ -873,7 +885,7 @@ class AllocatorMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def covers_is_sound(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         failed = data.draw(requests(a), label="failed request")
         request = data.draw(requests(a), label="request")
         assert a.covers(failed, failed), f"{failed!r} does not cover itself"
@@ -887,7 +899,7 @@ class AllocatorMachine(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def fold(self, data: st.DataObject) -> None:
-        a = self.allocator
+        a = self._under_test
         request = data.draw(requests(a), label="fold request")
         smaller = a.fold(request)
         if smaller is None:
@@ -938,7 +950,7 @@ def allocator_machine(
     as a pytest/unittest test class.
     """
     name = getattr(factory, "__name__", "Allocator")
-    cls = type(
+    cls: type[AllocatorMachine] = type(
         f"{name}Machine",
         (AllocatorMachine,),
         {"factory": staticmethod(factory), "machines": machines, "oracle": oracle},

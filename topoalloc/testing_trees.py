@@ -123,7 +123,8 @@ def tree_any(allocator: Any, free: np.ndarray, request: Any) -> bool:
     r = allocator.validate(request)
     free = np.asarray(free, dtype=bool).ravel()
     if not isinstance(r, TreeRequest):
-        return int(free.sum()) >= r
+        enough: bool = int(free.sum()) >= r
+        return enough
     n = r.count
     if r.required is not None:
         return bool((_domain_counts(t, free, r.required) >= n).any())

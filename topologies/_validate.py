@@ -72,13 +72,12 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
               error: type[Exception] = ParameterError) -> int:
     """``value`` as an ``int`` if it is an integer (not a bool) in ``[low, high]``; else ``error``
     naming ``name`` and the value."""
-    ok = is_int(value)
-    if ok:
-        value = int(value)
-        ok = (low is None or value >= low) and (high is None or value <= high)
-    if not ok:
-        raise error(f"{name} must be an integer {_bounds(low, high, False, False)}".rstrip() + f", got {shown(value)}")
-    return value
+    if is_int(value):
+        got = int(value)
+        if (low is None or got >= low) and (high is None or got <= high):
+            return got
+        value = got  # shown as the int it is
+    raise error(f"{name} must be an integer {_bounds(low, high, False, False)}".rstrip() + f", got {shown(value)}")
 
 
 def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
@@ -87,17 +86,17 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     """``value`` as a ``float`` if it is a real number (not a bool, not NaN; finite unless
     ``finite=False``) within the bounds (``low_open``/``high_open`` exclude the bound itself);
     else ``error`` naming ``name`` and the value."""
-    ok = is_real(value)
-    if ok:
-        value = float(value)
-        ok = not math.isnan(value) and (not finite or math.isfinite(value))
-        ok = ok and (low is None or (value > low if low_open else value >= low))
-        ok = ok and (high is None or (value < high if high_open else value <= high))
-    if not ok:
-        what = "a finite number" if finite else "a number"
-        raise error(f"{name} must be {what} {_bounds(low, high, low_open, high_open)}".rstrip()
-                    + f", got {shown(value)}")
-    return value
+    if is_real(value):
+        got = float(value)
+        ok = not math.isnan(got) and (not finite or math.isfinite(got))
+        ok = ok and (low is None or (got > low if low_open else got >= low))
+        ok = ok and (high is None or (got < high if high_open else got <= high))
+        if ok:
+            return got
+        value = got  # shown as the float it is
+    what = "a finite number" if finite else "a number"
+    raise error(f"{name} must be {what} {_bounds(low, high, low_open, high_open)}".rstrip()
+                + f", got {shown(value)}")
 
 
 def check_bool(value: Any, name: str, *, error: type[Exception] = ParameterError) -> bool:

@@ -42,11 +42,12 @@ class Flat:
                 raise ValueError(f"node id {v} is outside the {self.size}-processor machine")
         return 0 if a == b else 1
 
-    def to_networkx(self) -> nx.Graph:
+    def to_networkx(self) -> nx.Graph[int]:
         """A complete graph on the processor ids."""
         import networkx as nx
 
-        return nx.complete_graph(self.size)
+        g: nx.Graph[int] = nx.complete_graph(self.size)
+        return g
 
     def validate_request(self, request: int) -> int:
         """Return the processor count as an int or raise."""

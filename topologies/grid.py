@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,7 +95,10 @@ class Box:
                    for a, s, b, t, L in zip(self.origin, self.shape, other.origin, other.shape, dims, strict=True))
 
 
-_set_origin, _set_shape = Box.origin.__set__, Box.shape.__set__
+# The slot descriptors' setters (see Box._unchecked), read from the class dictionary because mypy
+# types ``Box.origin`` as the field's tuple, not as its descriptor.
+_set_origin: Callable[[Box, tuple[int, ...]], None] = Box.__dict__["origin"].__set__
+_set_shape: Callable[[Box, tuple[int, ...]], None] = Box.__dict__["shape"].__set__
 
 
 def strides(dims: Sequence[int]) -> tuple[int, ...]:
@@ -115,7 +118,7 @@ def ceil_root(n: int, k: int) -> int:
     """
     if n <= 1:
         return 1
-    r = max(1, round(n ** (1.0 / k)))
+    r: int = max(1, round(n ** (1.0 / k)))  # int ** float is typed Any (negative bases give complex)
     while r ** k < n:
         r += 1
     while r > 1 and (r - 1) ** k >= n:
@@ -208,7 +211,7 @@ def axis_distance_sums(counts: np.ndarray, L: int, ring: bool) -> np.ndarray:
     if not ring:
         n, at_or_below = int(c.sum()), np.cumsum(c)
         sum_below = np.cumsum(c * pos)
-        out = pos * at_or_below - sum_below + (int(sum_below[-1]) - sum_below) - pos * (n - at_or_below)
+        out: np.ndarray = pos * at_or_below - sum_below + (int(sum_below[-1]) - sum_below) - pos * (n - at_or_below)
         return out[:w]
     ext = np.tile(c, 3)
     epos = np.arange(-L, 2 * L, dtype=np.int64)
@@ -219,7 +222,8 @@ def axis_distance_sums(counts: np.ndarray, L: int, ring: bool) -> np.ndarray:
     lo, hi = z - (L - 1 - h), z + h  # the window of L positions, each ring position once
     left = pos * (c0[z] - c0[lo]) - (c1[z] - c1[lo])
     right = (c1[hi + 1] - c1[z + 1]) - pos * (c0[hi + 1] - c0[z + 1])
-    return (left + right)[:w]
+    total: np.ndarray = left + right
+    return total[:w]
 
 
 # -- all-to-all link traffic -------------------------------------------------------------------------
@@ -247,7 +251,8 @@ def _forward_traffic(S: np.ndarray, D: np.ndarray, h: int, axis: int, L: int) ->
     # sum over s in (c - h, c]: window [c - h + 1, c] of the extended index
     win_q = np.take(CQ, c + 1, axis=axis) - np.take(CQ, c - h + 1, axis=axis)
     win_s = np.take(CS, c + 1, axis=axis) - np.take(CS, c - h + 1, axis=axis)
-    return win_q - np.take(PD, c + 1, axis=axis) * win_s
+    crossing: np.ndarray = win_q - np.take(PD, c + 1, axis=axis) * win_s
+    return crossing
 
 
 def link_traffic_nd(grid: np.ndarray, dims: tuple[int, ...], ring: tuple[bool, ...]) -> list[np.ndarray]:
@@ -340,11 +345,11 @@ def _improve_nd(inside: np.ndarray, n: int, sides: tuple[int, ...], dims: tuple[
         diff = np.where(np.array(ring), np.minimum(diff, L - diff), diff)
         hops = (diff * w).sum(axis=2)
         delta = d_out[q][None, :] - hops - d_in[p][:, None]
-        i, j = np.unravel_index(int(np.argmin(delta)), delta.shape)
-        if delta[i, j] >= -1e-9:
+        pi, qj = np.unravel_index(int(np.argmin(delta)), delta.shape)
+        if delta[pi, qj] >= -1e-9:
             return
-        inside.flat[p[i]] = False
-        inside.flat[q[j]] = True
+        inside.flat[p[pi]] = False
+        inside.flat[q[qj]] = True
 
 
 @functools.lru_cache(maxsize=1024)
@@ -382,16 +387,16 @@ def compact_nd(n: int, dims: tuple[int, ...], ring: tuple[bool, ...],
             if whole > n or not rest:
                 continue
             part = request_for_nd(-(-n // whole), tuple(dims[i] for i in rest))
-            box = [0] * nd
+            sides_of = [0] * nd
             for i in sub:
-                box[i] = dims[i]
+                sides_of[i] = dims[i]
             for i, s in zip(rest, part, strict=True):
-                box[i] = s
-            boxes.append(tuple(box))
+                sides_of[i] = s
+            boxes.append(tuple(sides_of))
     for box in boxes:
         if all(b <= s for b, s in zip(box, sides_t, strict=True)):
-            i = np.arange(n)
-            pos = np.stack([(i // math.prod(box[:j])) % box[j] for j in range(nd)], axis=1)
+            rank = np.arange(n)
+            pos = np.stack([(rank // math.prod(box[:j])) % box[j] for j in range(nd)], axis=1)
             starts.append(np.ravel_multi_index(tuple(pos[:, ::-1].T), shape))
     best_cost, best = -1.0, np.zeros(0, dtype=np.int64)
     ids_stride = np.array(strides(dims))

@@ -77,9 +77,12 @@ class Hypercube:
         u, v = node_array(a, self), node_array(b, self)
         check_pair_range(u, v, self)
         x = u ^ v
+        hops: np.ndarray
         if _bitwise_count is not None:
-            return _bitwise_count(x).astype(np.int64)
-        return ((x[..., None] >> np.arange(max(self.dim, 1))) & 1).sum(axis=-1)
+            hops = _bitwise_count(x).astype(np.int64)
+        else:
+            hops = ((x[..., None] >> np.arange(max(self.dim, 1))) & 1).sum(axis=-1)
+        return hops
 
     # -- the Network protocol: links, routes, traffic ----------------------------------------
     @property
@@ -196,7 +199,7 @@ class Hypercube:
             n = count_request(n, self.size, f"the {self.dim}-cube")
         return np.arange(n, dtype=np.int64)
 
-    def to_networkx(self) -> nx.Graph:
+    def to_networkx(self) -> nx.Graph[int]:
         """The cube as networkx's hypercube graph, relabelled to the integer addresses."""
         import networkx as nx
 

@@ -50,7 +50,7 @@ def _weights(weights: Any, ndim: int) -> tuple[Any, ...] | None:
         raise TopologyError(f"Mesh weights must be {ndim} numbers (one per dimension), got {weights!r}")
     out = []
     for w in weights:
-        if isinstance(w, bool) or not isinstance(w, numbers.Real) or not (math.isfinite(w) and w > 0):
+        if isinstance(w, bool) or not isinstance(w, numbers.Real) or not (math.isfinite(w) and float(w) > 0):
             raise TopologyError(f"Mesh weights must be finite numbers > 0, got {weights!r}")
         out.append(int(w) if isinstance(w, numbers.Integral) else float(w))
     return tuple(out)
@@ -135,6 +135,7 @@ class Mesh:
             dims = (width, height)
         if not dims:
             raise TopologyError("a Mesh needs at least one side, got none")
+        checked: tuple[int, ...]
         if len(dims) == 2:
             checked = (check_positive_int(dims[0], "Mesh width"), check_positive_int(dims[1], "Mesh height"))
         else:
@@ -307,7 +308,8 @@ class Mesh:
             W = self.dims[0]
             uy, ux = np.divmod(u, W)
             vy, vx = np.divmod(v, W)
-            return np.abs(ux - vx) + np.abs(uy - vy)
+            hops: np.ndarray = np.abs(ux - vx) + np.abs(uy - vy)
+            return hops
         total: np.ndarray | int = 0
         for i, (s, L) in enumerate(zip(self._strides, self.dims, strict=True)):
             d = np.abs((u // s) % L - (v // s) % L)
@@ -553,7 +555,7 @@ class Mesh:
             return _compact_shape(n, self.dims[0], self.dims[1]).copy()
         return compact_nd(n, self.dims, self.ring, self.weights).copy()
 
-    def to_networkx(self) -> nx.Graph:
+    def to_networkx(self) -> nx.Graph[int]:
         """The mesh as a networkx graph on the integer node ids, one edge per link (with a
         ``weight`` attribute, the dimension's weight, when the mesh has weights)."""
         import networkx as nx
@@ -749,7 +751,8 @@ def _axis_distance_sums(counts: np.ndarray) -> np.ndarray:
     pos = np.arange(len(counts), dtype=np.int64)
     n, at_or_below = int(counts.sum()), np.cumsum(counts)
     sum_below = np.cumsum(counts * pos)
-    return pos * at_or_below - sum_below + (int(sum_below[-1]) - sum_below) - pos * (n - at_or_below)
+    out: np.ndarray = pos * at_or_below - sum_below + (int(sum_below[-1]) - sum_below) - pos * (n - at_or_below)
+    return out
 
 
 def _improve(inside: np.ndarray, n: int, k: int = 24) -> None:
@@ -800,7 +803,7 @@ def _compact_shape(n: int, width: int, height: int) -> np.ndarray:
     if a <= rw and -(-n // a) <= rh:
         starts.append((i // a) * rw + i % a)
     for start in starts:
-        inside = np.zeros(rh * rw, dtype=bool)
+        inside: np.ndarray = np.zeros(rh * rw, dtype=bool)
         inside[start] = True
         inside = inside.reshape(rh, rw)
         _improve(inside, n)

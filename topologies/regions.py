@@ -5,6 +5,7 @@ Both are frozen, slotted, hashable values; they know nothing about occupancy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,7 +182,11 @@ class Subcube:
         return cls(base, mask)
 
 
-_set_x, _set_y = Submesh.x.__set__, Submesh.y.__set__  # slot descriptors, see _unchecked
-_set_width, _set_height = Submesh.width.__set__, Submesh.height.__set__
-_set_base = Subcube.base.__set__  # slot descriptors: bypass the frozen __setattr__ in _unchecked
-_set_mask = Subcube.mask.__set__
+# The slot descriptors' setters, which bypass the frozen __setattr__ in _unchecked; read from the
+# class dictionaries because mypy types ``Submesh.x`` as the field's ``int``, not as its descriptor.
+_set_x: Callable[[Submesh, int], None] = Submesh.__dict__["x"].__set__
+_set_y: Callable[[Submesh, int], None] = Submesh.__dict__["y"].__set__
+_set_width: Callable[[Submesh, int], None] = Submesh.__dict__["width"].__set__
+_set_height: Callable[[Submesh, int], None] = Submesh.__dict__["height"].__set__
+_set_base: Callable[[Subcube, int], None] = Subcube.__dict__["base"].__set__
+_set_mask: Callable[[Subcube, int], None] = Subcube.__dict__["mask"].__set__

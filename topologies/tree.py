@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -81,7 +81,7 @@ class SwitchTree:
     # -- construction --------------------------------------------------------------------------
     def __init__(self, parent: Sequence[int], nodes_per_switch: Sequence[int], *,
                  switch_names: Sequence[str] | None = None, node_names: Sequence[str] | None = None,
-                 levels: Sequence[str] | None = None, uplink_capacity: Sequence[float] | None = None,
+                 levels: Sequence[str] | None = None, uplink_capacity: Sequence[float] | np.ndarray | None = None,
                  virtual_root: bool = False, source: str | None = None) -> None:
         """The tree from switch parents in depth-first order (``parent[0] == -1`` is the root,
         ``parent[s] < s``, the children of a switch listed consecutively after it in depth first
@@ -190,7 +190,7 @@ class SwitchTree:
         self.virtual_root = bool(virtual_root)
         self.source = source
         self._domains: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._uniform: tuple[int, ...] | None | bool = False  # False: not computed yet
+        self._uniform: tuple[int, ...] | None | Literal[False] = False  # False: not computed yet
         self._key = (tuple(parent), tuple(counts), self.levels, self.switch_names, self.node_names,
                      tuple(cap[1:].tolist()), self.virtual_root)
 
@@ -625,12 +625,13 @@ class SwitchTree:
             acc: np.ndarray | None = None
             for c in self.children[s]:
                 fc = best[c]
+                assert fc is not None  # children have larger ids: done before their parent
                 best[c] = None
-                k = np.arange(len(fc), dtype=np.int64)
-                gc = fc + k * (n - k)  # the child's uplink carries c_k (n - c_k) pairs
+                ks = np.arange(len(fc), dtype=np.int64)
+                gc = fc + ks * (n - ks)  # the child's uplink carries c_k (n - c_k) pairs
                 if acc is None:
                     acc = gc
-                    splits[s].append((c, k))
+                    splits[s].append((c, ks))
                     continue
                 acc, share = _min_plus(acc, gc, n + 1)
                 splits[s].append((c, share.astype(np.int32)))
@@ -663,13 +664,13 @@ class SwitchTree:
             return self.levels[-1]
         return self.levels[int(self.depth[self.common_switch(a)])]
 
-    def to_networkx(self) -> nx.Graph:
+    def to_networkx(self) -> nx.Graph[int]:
         """The tree as a networkx graph: nodes ``0 .. N-1`` (attribute ``kind="node"``), switches
         ``N + s`` (``kind="switch"``), every vertex with its ``name``; each link with its
         ``capacity``."""
         import networkx as nx
 
-        g = nx.Graph()
+        g: nx.Graph[int] = nx.Graph()
         N = self._size
         g.add_nodes_from((i, {"kind": "node", "name": self.node_names[i]}) for i in range(N))
         g.add_nodes_from((N + s, {"kind": "switch", "name": self.switch_names[s]}) for s in range(self.n_switches))
@@ -741,9 +742,10 @@ class SwitchTree:
     def _uniform_counts(self) -> tuple[int, ...] | None:
         """The level list of a balanced tree (every switch of a depth with as many children, every
         leaf switch at the same depth with as many nodes), else ``None``. O(S) once, then cached."""
-        if self._uniform is False:
-            self._uniform = self._find_uniform_counts()
-        return self._uniform  # type: ignore[return-value]
+        got = self._uniform
+        if got is False:
+            got = self._uniform = self._find_uniform_counts()
+        return got
 
     def _find_uniform_counts(self) -> tuple[int, ...] | None:
         counts = []
@@ -796,7 +798,8 @@ def _min_plus(a: np.ndarray, b: np.ndarray, limit: int) -> tuple[np.ndarray, np.
     return out, share
 
 
-def _rebuild(parent, counts, levels, switch_names, node_names, caps, virtual_root, source) -> SwitchTree:
+def _rebuild(parent: Sequence[int], counts: Sequence[int], levels: Sequence[str], switch_names: Sequence[str],
+             node_names: Sequence[str], caps: Sequence[float], virtual_root: bool, source: str | None) -> SwitchTree:
     return SwitchTree(parent, counts, switch_names=switch_names, node_names=node_names, levels=levels,
                       uplink_capacity=caps, virtual_root=virtual_root, source=source)
 

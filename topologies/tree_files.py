@@ -604,7 +604,7 @@ class _Yaml:
         out: dict[str, Any] = {}
         for k, v in node.value:
             key = k.value if isinstance(k, self.yaml.ScalarNode) else None
-            if key not in keys:
+            if key is None or key not in keys:
                 raise self.fail(k, f"unknown key {key if key is not None else self.kind(k)!r} in {what} "
                                    f"(it takes {', '.join(keys)})")
             if key in out:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -110,7 +110,8 @@ class GridAllocator(Allocator):
                     break
             if ok:
                 return request
-        return self.topology.validate_request(request, rotate=self.rotate)
+        shape: tuple[int, ...] = self.topology.validate_request(request, rotate=self.rotate)
+        return shape
 
     def request_size(self, request: Any) -> int:
         """The product of the sides of a valid request (a box allocator grants exactly the box)."""
@@ -169,7 +170,7 @@ class GridAllocator(Allocator):
 
     def _index(self, origin: tuple[int, ...], shape: tuple[int, ...]) -> tuple[Any, ...]:
         """Numpy index (last dimension first) of the box: slices, or index arrays where it wraps."""
-        idx = []
+        idx: list[slice | np.ndarray] = []
         wraps = False
         for o, s, L in zip(origin, shape, self.dims, strict=True):
             if o + s <= L:
@@ -334,7 +335,7 @@ class BoxAllocator(GridAllocator):
         self._bits = self._geo.pack(np.ones(topology.shape, dtype=bool))
         self._blocks: dict[int, int] = {}  # live allocation id -> its padded bits
 
-    def _box_clone(self) -> BoxAllocator:
+    def _box_clone(self) -> Self:
         """The fast :meth:`~topoalloc.Allocator.clone`: a copy of the busy array, the live grants and
         their bits (the mask integer is immutable). O(size)."""
         twin = self._shallow_clone()

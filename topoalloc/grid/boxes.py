@@ -55,7 +55,7 @@ class FirstFit(BoxAllocator):
 
     def clone(self) -> FirstFit:
         """A copy of the busy array, the free mask and the live grants (:meth:`Allocator.clone`). O(size)."""
-        return self._box_clone() if type(self) is FirstFit else super().clone()  # type: ignore[return-value]
+        return self._box_clone() if type(self) is FirstFit else super().clone()
 
     def _place(self, request: tuple[int, ...]) -> Any:
         if self._free < self.request_size(request):
@@ -121,7 +121,7 @@ class BestFit(BoxAllocator):
 
     def clone(self) -> BestFit:
         """A copy of the busy array, the free mask and the live grants (:meth:`Allocator.clone`). O(size)."""
-        return self._box_clone() if type(self) is BestFit else super().clone()  # type: ignore[return-value]
+        return self._box_clone() if type(self) is BestFit else super().clone()
 
     def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
         """:meth:`~topoalloc.Allocator.allocate_avoiding` (the generic search), answered ``None`` at once
@@ -176,7 +176,8 @@ class BestFit(BoxAllocator):
             ax = nd - 1 - i
             c = np.concatenate([np.zeros_like(np.take(arr, [0], axis=ax)), np.cumsum(arr, axis=ax)], axis=ax)
             k = np.arange(start, start + count)
-            return np.take(c, k + s, axis=ax) - np.take(c, k, axis=ax)
+            sums: np.ndarray = np.take(c, k + s, axis=ax) - np.take(c, k, axis=ax)
+            return sums
 
         # every dimension's window sum except one, then that one's two faces
         total = None

@@ -262,14 +262,14 @@ class Curve(GridNoncontiguousAllocator):
     def _choose(self, n: int) -> np.ndarray:
         pos = self._positions(self._buf, n)
         self._free_c[pos] = False
-        nodes = self.order[pos]
+        nodes: np.ndarray = self.order[pos]
         nodes.sort()
         return nodes
 
     def _choose_on(self, free: np.ndarray, n: int) -> np.ndarray:
         buf = np.zeros(self._size + 2, dtype=bool)
         buf[1:-1] = free[self.order]
-        nodes = self.order[self._positions(buf, n)]
+        nodes: np.ndarray = self.order[self._positions(buf, n)]
         nodes.sort()
         return nodes
 

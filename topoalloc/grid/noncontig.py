@@ -17,7 +17,7 @@ import functools
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -258,7 +258,8 @@ class PairSums:
         v = self.codes.take(sets, axis=0)  # (C, n, d)
         np.add(v, starts, out=v)
         H = np.bincount(v.ravel(), minlength=C * self.width).reshape(C, self.width).astype(np.float64)
-        return np.einsum("ij,ij->i", H @ self.D, H)
+        cost: np.ndarray = np.einsum("ij,ij->i", H @ self.D, H)
+        return cost
 
 
 class GridNoncontiguousAllocator(Allocator):
@@ -404,13 +405,13 @@ class GridNoncontiguousAllocator(Allocator):
             return None
         return self._choose_on(mask, n)
 
-    def clone(self) -> Allocator:
+    def clone(self) -> Self:
         """An independent copy (:meth:`Allocator.clone`): the busy array and the subclass's own state
         copied directly, read-only tables shared. O(P). A subclass that does not define its own
         ``_clone_state`` gets the generic deep copy."""
         if "_clone_state" not in type(self).__dict__:
             return super().clone()
-        twin: Any = self._shallow_clone()
+        twin = self._shallow_clone()
         twin.busy = self.busy.copy()
         self._clone_state(twin)
         return twin

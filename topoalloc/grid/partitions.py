@@ -320,7 +320,7 @@ class Partitions(GridAllocator):
             got = self._cands[request] = tuple(i for i in holding if self.grids[i].size == least)
         return got
 
-    def validate(self, request: Any) -> tuple[int, ...] | int:
+    def validate(self, request: Any) -> tuple[int, ...] | int:  # type: ignore[override]  # a count is valid, too
         """A count (``1 .. capacity``) or a shape some grid holds (in some order with ``permute``), or a
         :class:`~topologies.RequestError` naming it."""
         if isinstance(request, int | np.integer) and not isinstance(request, bool):
@@ -404,10 +404,10 @@ class Partitions(GridAllocator):
     def clone(self) -> Partitions:
         """A copy of the busy array and the live grants (the grids are shared: immutable). O(size)."""
         if type(self) is not Partitions:
-            return super().clone()  # type: ignore[return-value]
+            return super().clone()
         twin = self._shallow_clone()
         twin.busy = self.busy.copy()
-        return twin  # type: ignore[return-value]
+        return twin
 
     def __repr__(self) -> str:
         turn = ", permute=True" if self.rotate else ""

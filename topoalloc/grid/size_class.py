@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -186,12 +186,12 @@ class SizeClass(Allocator):
         got = sub.place_in(req, np.asarray(free, dtype=bool).ravel())
         return None if got is None else np.sort(np.asarray(got, dtype=np.int64).ravel())
 
-    def clone(self) -> Allocator:
+    def clone(self) -> Self:
         """An independent copy (:meth:`Allocator.clone`): the busy array copied, the class
         allocators shared (they hold no grants). A subclass falls back to the generic deep copy."""
         if type(self) is not SizeClass:
             return super().clone()
-        twin: Any = self._shallow_clone()
+        twin = self._shallow_clone()
         twin.busy = self.busy.copy()
         return twin
 

@@ -26,7 +26,8 @@ class CubeAllocator(Allocator):
         """The dimension ``k`` as an int, or raise (fast path for a plain in-range int)."""
         if type(request) is int and 0 <= request <= self.dim:
             return request
-        return self.topology.validate_request(request)
+        dim: int = self.topology.validate_request(request)
+        return dim
 
     def covers(self, failed: int, request: int) -> bool:
         """A ``k``-cube covers every larger one: each recognised ``k'``-subcube (``k' >= k``; buddy

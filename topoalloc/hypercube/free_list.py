@@ -170,7 +170,7 @@ class FreeList(CubeAllocator):
         self._dim[i] = -1
         self._holes.append(i)
 
-    def _place(self, k: int):
+    def _place(self, k: int) -> tuple[int, Subcube, None, int] | None:
         found = self._choose(k)
         if found is None:
             return None
@@ -251,7 +251,7 @@ class FreeList(CubeAllocator):
 
     # -- release ------------------------------------------------------------------------------
     def _unplace(self, allocation: Allocation) -> int:
-        cube = allocation.placement
+        cube: Subcube = allocation.placement
         self._give(cube.base, cube.mask)
         return cube.size
 

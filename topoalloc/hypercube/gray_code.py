@@ -142,9 +142,9 @@ class GrayCode(CubeAllocator):
             flags = flags.view(np.uint64) == _ONES64
             width >>= 3
         if width == 4:
-            return flags.view(np.uint32) == _ONES32
-        if width == 2:
-            return flags.view(np.uint16) == _ONES16
+            flags = flags.view(np.uint32) == _ONES32
+        elif width == 2:
+            flags = flags.view(np.uint16) == _ONES16
         return flags
 
     def _first_block(self, flags: np.ndarray, k: int) -> int | None:
@@ -253,7 +253,7 @@ class GrayCode(CubeAllocator):
             return last * half
         return None
 
-    def _place(self, k: int):
+    def _place(self, k: int) -> tuple[int, Subcube, np.ndarray, int] | None:
         if 1 << k > self._free:
             return None
         found = self._search(k)

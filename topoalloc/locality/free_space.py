@@ -55,7 +55,7 @@ def largest_free_submesh(topology: Mesh, free: Any) -> Submesh | None:
     mask = free_mask(topology, free).reshape(height, width)
     if not mask.any():
         return None
-    dt = np.int32 if (width + 1) * (height + 1) < 2**31 else np.int64
+    dt: type[np.signedinteger[Any]] = np.int32 if (width + 1) * (height + 1) < 2**31 else np.int64
     blocked = ~mask
     cols = np.arange(width, dtype=dt)
     # along each row: the first free column of each cell's run, and one past its end
@@ -296,6 +296,7 @@ def fragmentation(allocator: Any) -> dict[str, Any]:
     free = _free_of(allocator)
     if isinstance(topology, SwitchTree):
         return _tree_fragmentation(topology, free)
+    largest: Submesh | Box | Subcube | None
     if isinstance(topology, Mesh):
         plain = topology.ndim == 2 and not any(topology.ring)
         largest = largest_free_submesh(topology, free) if plain else largest_free_box(topology, free)

@@ -62,7 +62,8 @@ def _mean_hops(topology: Any, a: np.ndarray) -> float:
     n = len(a)
     if n < 2:
         return 0.0
-    return topology.hop_sum(a) / (n * (n - 1) / 2)
+    hops: float = topology.hop_sum(a)
+    return hops / (n * (n - 1) / 2)
 
 
 def _edges(topology: Hypercube, a: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

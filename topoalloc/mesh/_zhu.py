@@ -24,13 +24,15 @@ Two evaluations of the same coverage array live here:
 
 from __future__ import annotations
 
+from typing import Self
+
 import numpy as np
 
 from topologies import Mesh, Submesh
 from topologies._validate import check_bool
 
 from ..base import Allocation
-from .base import MeshAllocator, erosion_shifts
+from .base import Grant, MeshAllocator, erosion_shifts
 
 __all__ = ["ZhuAllocator"]
 
@@ -65,7 +67,7 @@ class ZhuAllocator(MeshAllocator):
         busy[...] = False
         return busy
 
-    def _zhu_clone(self) -> ZhuAllocator:
+    def _zhu_clone(self) -> Self:
         """The fast :meth:`~topoalloc.Allocator.clone` of the Zhu allocators: a copy of the padded
         busy store (the busy array is a view into it), the free-mask integer, the live boxes and
         the live grants. O(MN)."""
@@ -173,7 +175,7 @@ class ZhuAllocator(MeshAllocator):
             out.append((h, w))
         return out
 
-    def _grant(self, x: int, y: int, w: int, h: int):
+    def _grant(self, x: int, y: int, w: int, h: int) -> Grant:
         got = super()._grant(x, y, w, h)
         self._boxes[got[1]] = (x, y, x + w, y + h)
         self._bits &= ~self._block(x, y, w, h)

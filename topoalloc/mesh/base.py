@@ -14,6 +14,10 @@ __all__ = ["MeshAllocator", "erosion_shifts", "is_plain_2d"]
 
 _submesh = Submesh._unchecked
 
+#: What a mesh allocator's ``_place`` returns for a grant (see :meth:`MeshAllocator._grant`): the
+#: granted ``(w, h)``, the submesh, its node ids as a 2-D view of the id grid, the node count.
+Grant = tuple[tuple[int, int], Submesh, np.ndarray, int]
+
 
 def is_plain_2d(topology: Mesh) -> bool:
     """Whether ``topology`` is a mesh the 2D allocators of :mod:`topoalloc.mesh` manage: two
@@ -92,7 +96,8 @@ class MeshAllocator(Allocator):
             if type(w) is int and type(h) is int and w > 0 and h > 0:
                 if (w <= self.width and h <= self.height) or (self.rotate and h <= self.width and w <= self.height):
                     return request
-        return self.topology.validate_request(request, rotate=self.rotate)
+        shape: tuple[int, int] = self.topology.validate_request(request, rotate=self.rotate)
+        return shape
 
     def request_size(self, request: tuple[int, int]) -> int:
         """``w * h`` for a valid request (the submesh allocators grant exactly the request;
@@ -121,14 +126,14 @@ class MeshAllocator(Allocator):
         return f"{type(self).__name__}({self.topology!r}{turn})"
 
     # -- for subclasses -----------------------------------------------------------------------
-    def _grant(self, x: int, y: int, w: int, h: int) -> tuple[tuple[int, int], Submesh, np.ndarray, int]:
+    def _grant(self, x: int, y: int, w: int, h: int) -> Grant:
         """Mark the ``w x h`` submesh based at ``(x, y)`` busy; the tuple :meth:`_place` returns."""
         self.busy[y : y + h, x : x + w] = True
         # the ids as a 2-D view of the id grid: Allocation.nodes flattens it on first use
         return (w, h), _submesh(x, y, w, h), self._ids[y : y + h, x : x + w], w * h
 
     def _unplace(self, allocation: Allocation) -> int:
-        p = allocation.placement
+        p: Submesh = allocation.placement
         self.busy[p.y : p.y + p.height, p.x : p.x + p.width] = False
         return p.width * p.height
 

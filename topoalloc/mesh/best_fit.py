@@ -10,6 +10,7 @@ from topologies import Mesh, Submesh
 
 from ..base import Allocation
 from ._zhu import ZhuAllocator
+from .base import Grant
 
 __all__ = ["BestFit", "BestFitOracle"]
 
@@ -99,7 +100,8 @@ class BestFit(ZhuAllocator):
         above = run_x[h + 1 : h + 1 + ny, 1 : nx + 1]
         left = run_y[1 : ny + 1, 0:nx]
         right = run_y[1 : ny + 1, w + 1 : w + 1 + nx]
-        return below + above + left + right
+        total: np.ndarray = below + above + left + right
+        return total
 
     def best_base(self, w: int, h: int) -> tuple[int, int] | None:
         """``(x, y)`` of the best free ``w x h`` submesh by the criterion above, or ``None``."""
@@ -112,7 +114,7 @@ class BestFit(ZhuAllocator):
         y, x = divmod(i, nx)
         return None if ranked[y, x] < 0 else (x, y)
 
-    def _place(self, request: tuple[int, int]):
+    def _place(self, request: tuple[int, int]) -> Grant | None:
         if request[0] * request[1] > self._free:
             return None
         bits = self._free_bits()

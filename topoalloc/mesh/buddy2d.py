@@ -10,7 +10,7 @@ from topologies import Mesh, Submesh
 
 from ..base import Allocation
 from ..errors import UnsupportedTopologyError
-from .base import MeshAllocator
+from .base import Grant, MeshAllocator
 
 __all__ = ["Buddy2D"]
 
@@ -169,7 +169,7 @@ class Buddy2D(MeshAllocator):
     def _block_addresses(self, s: int) -> np.ndarray:
         """Z-order addresses of the aligned ``s x s`` blocks, in row-major block order (cached)."""
         cache = self.__dict__.setdefault("_addresses", {})
-        found = cache.get(s)
+        found: np.ndarray | None = cache.get(s)
         if found is None:
             n = self.width // s
             by, bx = np.divmod(np.arange(n * n), n)
@@ -215,7 +215,7 @@ class Buddy2D(MeshAllocator):
         x, y = self._coords(a)
         return self._register(*self._grant(x, y, s, s))
 
-    def _place(self, request: tuple[int, int]):
+    def _place(self, request: tuple[int, int]) -> Grant | None:
         s = _side(request)
         k = s.bit_length() - 1
         found = self._least_block(k)

@@ -8,6 +8,7 @@ from topologies import Mesh
 
 from ..base import Allocation
 from ._zhu import ZhuAllocator
+from .base import Grant
 
 __all__ = ["FirstFit"]
 
@@ -70,7 +71,7 @@ class FirstFit(ZhuAllocator):
                 return self._register(*self._grant(x, y, w, h))
             bits &= ~self._block(x, y, w, h)
 
-    def _place(self, request: tuple[int, int]):
+    def _place(self, request: tuple[int, int]) -> Grant | None:
         if request[0] * request[1] > self._free:
             return None
         bits = self._free_bits()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from topologies import Mesh
+from topologies import Mesh, Submesh
 
 from ..base import Allocation
-from .base import MeshAllocator, erosion_shifts
+from .base import Grant, MeshAllocator, erosion_shifts
 
 __all__ = ["FrameSliding"]
 
@@ -105,20 +105,20 @@ class FrameSliding(MeshAllocator):
         hit = bits & bases
         return (hit & -hit).bit_length() - 1 if hit else None
 
-    def _take(self, p: int, w: int, h: int):
+    def _take(self, p: int, w: int, h: int) -> Grant:
         self._bits &= ~(self._shapes[(w, h)][0] << p)
         y, x = divmod(p, self.width)
         return self._grant(x, y, w, h)
 
-    def _place(self, request: tuple[int, int]):
+    def _place(self, request: tuple[int, int]) -> Grant | None:
         w, h = request
         if w * h > self._free:
             return None
         p = self._first_free(self._bits, w, h)
         return None if p is None else self._take(p, w, h)
 
-    def _unplace(self, allocation):
-        s = allocation.placement
+    def _unplace(self, allocation: Allocation) -> int:
+        s: Submesh = allocation.placement
         self._bits |= self._shape(s.width, s.height)[0] << (s.y * self.width + s.x)
         return super()._unplace(allocation)
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from topologies import Mesh, Submesh
 
+from ..base import Allocation
 from .noncontig import NoncontiguousAllocator
 
 __all__ = ["MBS", "square_decomposition"]
@@ -149,7 +150,7 @@ class MBS(NoncontiguousAllocator):
         node = int(self._addr2node[a])
         return Submesh(node % self.width, node // self.width, side, side)
 
-    def blocks(self, allocation) -> list[Submesh]:
+    def blocks(self, allocation: Allocation) -> list[Submesh]:
         """The blocks of a live grant of this allocator, in the order they were taken."""
         got = self._grants.get(int(allocation.nodes[0]))
         if got is None or self._live.get(allocation.id) is not allocation:

@@ -106,7 +106,7 @@ class NoncontiguousAllocator(MeshAllocator):
         return super().fold(r)
 
     # -- placing ------------------------------------------------------------------------------
-    def _place(self, request: Any):
+    def _place(self, request: Any) -> tuple[Any, np.ndarray, np.ndarray, int] | None:
         n = self.request_size(request)
         if n > self._free:
             return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from topologies import Mesh
@@ -127,7 +129,7 @@ class Paging(NoncontiguousAllocator):
         idx = page_order(cols, rows, self.order)
         py, px = np.divmod(idx, cols)
         dy, dx = np.divmod(np.arange(self.page_size, dtype=np.int64), side)
-        self._pages = ((py[:, None] * side + dy[None, :]) * self.width + px[:, None] * side + dx[None, :])
+        self._pages: np.ndarray = ((py[:, None] * side + dy[None, :]) * self.width + px[:, None] * side + dx[None, :])
         self._pages.flags.writeable = False
         self._page_of = np.full(self.width * self.height, -1, dtype=np.int64)  # node id -> page position
         self._page_of[self._pages] = np.arange(len(self._pages))[:, None]
@@ -143,13 +145,13 @@ class Paging(NoncontiguousAllocator):
         """Positions (in page order) of the free pages."""
         return np.flatnonzero(self._page_free)
 
-    def request_size(self, request) -> int:
+    def request_size(self, request: Any) -> int:
         """Nodes granted: ``ceil(n / page_size)`` pages of ``page_size`` nodes."""
         n = super().request_size(request)
         s = self.page_size
         return -(-n // s) * s
 
-    def fold(self, request):
+    def fold(self, request: Any) -> Any | None:
         """Fold (halve the longer side, or halve a count) until the page count drops; ``None`` when
         the request already fits one page."""
         need = self.request_size(request)

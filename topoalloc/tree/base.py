@@ -200,9 +200,14 @@ class TreeAllocator(Allocator):
 
     def earliest_in(self, request: Any, ready: np.ndarray, now: float = -np.inf) -> tuple[float, np.ndarray] | None:
         """:meth:`Allocator.earliest_in` by bisection over the distinct ready times: whether a
-        placement exists grows with the free set (every constraint here is a count inside some
-        set of domains), so the earliest feasible time is found with O(log T) :meth:`place_in`
-        calls instead of one per time. Same answer as the generic default."""
+        placement exists grows with the free set, so the earliest feasible time is found with
+        O(log T) :meth:`place_in` calls instead of one per time. Same answer as the generic
+        default when that growth holds: for every constraint here when the count rule places
+        ``n`` nodes on any set of at least ``n`` free ones (each constraint is then a count inside
+        some set of domains). A count rule that looks at the structure breaks it for
+        ``switches=k``: a node becoming free can change which ``k`` leaf switches are the fullest
+        and move the rule to worse ones. Subclasses with such a rule override that case
+        (:class:`~topoalloc.tree.SlurmTree`, :class:`~topoalloc.tree.SlurmBlock`)."""
         ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
         r = self.validate(request)
         n = r.count if isinstance(r, TreeRequest) else r

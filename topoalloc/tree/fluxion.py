@@ -112,18 +112,25 @@ class _FluxPolicy(TreeAllocator):
         ``switches`` and ``segment``: the bisection of
         :meth:`TreeAllocator.earliest_in <topoalloc.tree.TreeAllocator.earliest_in>`."""
         r = self.validate(request)
-        constrained = isinstance(r, TreeRequest) and not r.plain and r.preferred is None
-        if type(self) not in _POLICIES or (constrained and r.required is None):
+        level = None  # the level of a required count
+        if isinstance(r, TreeRequest) and not r.plain and r.preferred is None:
+            level = r.required
+            if level is None:  # switches or segment
+                return super().earliest_in(r, ready, now)
+        if type(self) not in _POLICIES:
             return super().earliest_in(r, ready, now)
         n = r.count if isinstance(r, TreeRequest) else r
         ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
-        if constrained:  # required: a domain of the level with n free nodes qualifies
-            t = _nth_ready_in_a_domain(*self.topology.domains(r.required), ready, n)
+        if level is not None:  # required: a domain of the level with n free nodes qualifies
+            first, stop = self.topology.domains(level)
+            t = _nth_ready_in_a_domain(first, stop, ready, n)
             if t is None:
                 return None
         else:
             t = _nth_ready(ready, n, now)
-        return t, self.place_in(r, ready <= t)
+        nodes = self.place_in(r, ready <= t)
+        assert nodes is not None  # n nodes (in one domain) are ready by t: the rule places them
+        return t, nodes
 
     def _inner(self, n: int, ids: np.ndarray) -> np.ndarray:
         """The ``n`` nodes a domain contributes, from its free ids ``ids`` (ascending, at least ``n``)."""

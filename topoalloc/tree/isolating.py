@@ -11,7 +11,7 @@ brute-force oracles.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 
@@ -191,7 +191,7 @@ class Isolating(TreeAllocator):
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # _leaf_arrays(), built when asked
         self._whole_free = t.size  # nodes of the entirely free leaf switches
         self._no_span_from = _NONE  # the least plain count step 2 refused since the state changed
-        self._own_depth: np.ndarray | None | bool = None  # _held_depth(self._owned) (False: not known)
+        self._own_depth: np.ndarray | None | Literal[False] = None  # _held_depth(self._owned) (False: not known)
 
     def __repr__(self) -> str:
         return f"Isolating({self.topology!r}, strict={self.strict})"
@@ -305,7 +305,7 @@ class Isolating(TreeAllocator):
 
     def _per_switch(self, ids: np.ndarray) -> np.ndarray:
         """How many of ``ids`` (sorted) lie below each switch. O(S log n)."""
-        t = self.topology
+        t: SwitchTree = self.topology
         return np.searchsorted(ids, t.stop) - np.searchsorted(ids, t.first)
 
     @staticmethod
@@ -317,7 +317,7 @@ class Isolating(TreeAllocator):
     def clone(self) -> Isolating:
         """A copy of the free mask, the held uplinks and the live grants (:meth:`Allocator.clone`). O(N + S)."""
         if type(self) is not Isolating:
-            return Allocator.clone(self)  # type: ignore[return-value]
+            return Allocator.clone(self)
         twin = self._shallow_clone()
         twin._is_free = self._is_free.copy()
         twin._owned = self._owned.copy()
@@ -325,7 +325,7 @@ class Isolating(TreeAllocator):
         twin._free_l = list(self._free_l)
         twin._held_l = list(self._held_l)
         twin._by_key = list(self._by_key)
-        return twin  # type: ignore[return-value]
+        return twin
 
     # -- what-if questions, answered without granting ---------------------------------------------
     def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
@@ -411,7 +411,8 @@ class Isolating(TreeAllocator):
             if off[i] == counts[i]:
                 return ids[:n]
             g = int(counts[i]) // n
-            dirty = avoid[ids[:g * n]].reshape(g, n).any(axis=1)
+            # numpy's stubs type an axis reduction as "scalar or array"; over a 2-D array it is an array
+            dirty = cast(np.ndarray, avoid[ids[:g * n]].reshape(g, n).any(axis=1))
             k = int(dirty.argmin())
             if not dirty[k]:
                 return ids[k * n:(k + 1) * n]
@@ -487,7 +488,9 @@ class Isolating(TreeAllocator):
         if best >= T:
             return None
         t = times[best]
-        return float(t), self.place_in(r, ready <= t)
+        nodes = self.place_in(r, ready <= t)
+        assert nodes is not None  # the rule places the request by t (found above)
+        return float(t), nodes
 
     # -- the rule -----------------------------------------------------------------------------------
     def _place(self, request: Any) -> tuple[Any, Any, np.ndarray, int] | None:
@@ -495,6 +498,7 @@ class Isolating(TreeAllocator):
         if n > self._free:
             return None
         a = self._best_leaf(n)
+        ids: np.ndarray | None
         if a >= 0:  # step 1: inside leaf switch a
             lo = self._firsts[a]
             ids = self._is_free[lo:lo + self._sizes[a]].nonzero()[0][:n]
@@ -612,12 +616,14 @@ class Isolating(TreeAllocator):
         if owned is None:
             return None
         if owned is self._owned:  # the allocator's own: kept until a grant spanning leaf switches comes or goes
-            if self._own_depth is False:
-                self._own_depth = self._held_depth(owned.copy())
-            return self._own_depth  # type: ignore[return-value]
+            depth = self._own_depth
+            if depth is False:
+                depth = self._own_depth = self._held_depth(owned.copy())
+            return depth
         if not owned[self._inner].any():  # a held leaf switch is never entirely free
             return None
-        return (owned[self._anc] * self._dgrid).max(axis=1)
+        deepest: np.ndarray = (owned[self._anc] * self._dgrid).max(axis=1)
+        return deepest
 
     def _usable(self, c: int, whole: np.ndarray, h: np.ndarray | None) -> tuple[int, np.ndarray]:
         """``(lo, mask)``: the leaf switches ``lo ..`` under ``c`` and which of them a job with top
@@ -630,7 +636,8 @@ class Isolating(TreeAllocator):
 
     def _nodes(self, take: np.ndarray) -> np.ndarray:
         """The lowest ``take[i]`` node ids of every leaf switch ``i``, ascending. O(N)."""
-        return (self._pos_in_leaf < take[self._node_leaf]).nonzero()[0]
+        below: np.ndarray = self._pos_in_leaf < take[self._node_leaf]
+        return below.nonzero()[0]
 
     def _compact(self, n: int, c: int, whole: np.ndarray, h: np.ndarray | None,
                  pre: list[int] | None = None) -> np.ndarray:

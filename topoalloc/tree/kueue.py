@@ -12,8 +12,8 @@ from topologies import SwitchTree, TreeRequest
 from .._blocks import first_group_avoiding
 from ..base import Allocation
 from ..errors import UnknownOptionError
-from .base import TreeAllocator
-from .fluxion import _nth_ready, _nth_ready_in_a_domain
+from .base import TreeAllocator, _nth_ready
+from .fluxion import _nth_ready_in_a_domain
 
 __all__ = ["KueueTAS", "KueueTASOracle", "PROFILES"]
 
@@ -201,7 +201,7 @@ class KueueTAS(TreeAllocator):
         level = counts[off[d]:off[d + 1]]
         i = int(np.argmin(np.where(level >= n, level, _BIG)))  # fewest free, lowest id on ties
         if d == D - 1:
-            lo = self._leaves[0][i]
+            lo: int = self._leaves[0][i]
             return np.flatnonzero(free[lo:self._leaves[1][i]])[:n] + lo
         small = self._small
         chosen: Any = [i]
@@ -284,19 +284,22 @@ class KueueTAS(TreeAllocator):
         generic default; O(N log N). ``switches`` and ``segment``: the bisection of
         :meth:`TreeAllocator.earliest_in <topoalloc.tree.TreeAllocator.earliest_in>`."""
         r = self.validate(request)
-        required = isinstance(r, TreeRequest) and r.required is not None
+        level = r.required if isinstance(r, TreeRequest) else None  # the level of a required count
         if type(self) is not KueueTAS or (isinstance(r, TreeRequest) and not r.plain and r.preferred is None
-                                          and not required):
+                                          and level is None):
             return super().earliest_in(r, ready, now)
         n = r.count if isinstance(r, TreeRequest) else r
         ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
-        if required:
-            t = _nth_ready_in_a_domain(*self.topology.domains(r.required), ready, n)
+        if level is not None:
+            first, stop = self.topology.domains(level)
+            t = _nth_ready_in_a_domain(first, stop, ready, n)
             if t is None:
                 return None
         else:
             t = _nth_ready(ready, n, now)
-        return t, self.place_in(r, ready <= t)
+        nodes = self.place_in(r, ready <= t)
+        assert nodes is not None  # n nodes (in one domain) are ready by t: the rule places them
+        return t, nodes
 
     def covers(self, failed: Any, request: Any) -> bool:
         """Whether ``request`` certainly fails where ``failed`` did (:meth:`Allocator.covers`):
@@ -317,7 +320,7 @@ class KueueTAS(TreeAllocator):
         if not isinstance(f, TreeRequest) or f.plain or f.preferred is not None:
             return True
         if f.required is not None and isinstance(r, TreeRequest) and r.required is not None:
-            t = self.topology
+            t: SwitchTree = self.topology
             return t.level_depth(r.required) >= t.level_depth(f.required)
         return f == r
 

@@ -12,7 +12,7 @@ from topologies._validate import is_int, shown
 
 from ..base import Allocation
 from ..errors import AllocatorParameterError
-from .base import TreeAllocator, free_per_domain
+from .base import TreeAllocator, _nth_ready, _ready_ranks, free_per_domain
 from .slurm_tree import _complement, _drain_chunks, _first_clean
 
 __all__ = ["SlurmBlock", "SlurmBlockOracle", "BlockSizesError", "DEFAULT_BLOCK_SIZES", "MAX_BLOCK_LEVEL"]
@@ -26,6 +26,9 @@ MAX_BLOCK_LEVEL = 15
 _BIG = np.iinfo(np.int64).max
 #: Base blocks up to which the fitting one is found by a scan of a list rather than in numpy.
 _SCAN_BLOCKS = 64
+#: Free counts (times x base blocks) in the first chunk of times ``earliest_in`` tests for a
+#: ``switches`` request, and at most in one chunk (chunks double in between).
+_FIRST_CHUNK, _MAX_CHUNK = 1 << 10, 1 << 17
 
 
 class BlockSizesError(AllocatorParameterError):
@@ -381,12 +384,37 @@ class SlurmBlock(TreeAllocator):
         grows with the free set: without the llblock limit the earliest time is the least, over
         those blocks, ``n``-th smallest ready time of a block's nodes (one partition; a sort when
         the blocks differ in size); under it, a bisection over the sorted ready times with step
-        2's test (O(N) per step). Then the rule once at the time found. Other requests:
-        :meth:`TreeAllocator.earliest_in`."""
+        2's test (O(N) per step). Then the rule once at the time found.
+
+        ``switches=k`` (fewer than the base blocks): the rule runs on the ``k`` base blocks with
+        most free nodes, and whether it places the piece there does *not* grow with the free set
+        -- a node becoming ready can swap a base block of a fitting aligned block for one of
+        another block (on 7 base blocks of one node with ``block_sizes=(1, 2)``, four nodes on
+        four switches fit on base blocks 0, 1, 4, 5 but not once base block 2 is also free, which
+        displaces 5). So no bisection: the candidate times are tried in order, as the generic
+        default does, with step 2's test vectorised over them -- the free nodes per base block at
+        each time (cumulative counts over the ready-time ranks), the ``k`` fullest per time (one
+        partition of a key that breaks ties by the lowest id, ``_on_switches``' order) and step 2
+        on those (:func:`_fits_at`), in chunks of times that grow geometrically. O(N log N + T B)
+        for ``T`` times tried and ``B`` base blocks. Other requests (``required``, ``preferred``,
+        segments: their placements exist monotonically, see :meth:`TreeAllocator.earliest_in`):
+        the bisection of :meth:`TreeAllocator.earliest_in`.
+
+        >>> from topologies import SwitchTree, TreeRequest
+        >>> sb = SlurmBlock(SwitchTree.uniform((7, 1)), block_sizes=(1, 2))
+        >>> ready = np.array([1.0, 0.0, 1.5, 4.0, 1.0, 1.0, 4.0])
+        >>> t, nodes = sb.earliest_in(TreeRequest(4, switches=4), ready); t, nodes.tolist()
+        (1.0, [0, 1, 4, 5])
+        >>> sb.place_in(TreeRequest(4, switches=4), ready <= 1.5) is None  # base block 2 displaces 5
+        True
+        """
         r = self.validate(request)
-        if isinstance(r, TreeRequest) and not r.plain:
+        if isinstance(r, TreeRequest) and r.switches is not None and r.switches < self._n_blocks:
+            return self._earliest_on_switches(r, r.switches, np.maximum(np.asarray(ready, dtype=float).ravel(), now),
+                                              now)
+        if isinstance(r, TreeRequest) and not r.plain and r.switches is None:
             return super().earliest_in(r, ready, now)
-        n = r.count if isinstance(r, TreeRequest) else r
+        n = r.count if isinstance(r, TreeRequest) else r  # a plain count (or switches on every base block)
         ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
         if n > len(ready):
             return None
@@ -409,6 +437,41 @@ class SlurmBlock(TreeAllocator):
                     hi = mid
             t = float(times[hi])
         return t, self._choose_count(n, ready <= t)
+
+    def _earliest_on_switches(self, r: TreeRequest, k: int, ready: np.ndarray, now: float
+                              ) -> tuple[float, np.ndarray] | None:
+        """:meth:`earliest_in` for ``r`` with ``switches=k``, ``k`` below the number of base blocks
+        (the docstring there), on ``ready`` already raised to ``now``: the candidate times in
+        order, step 2 on the ``k`` fullest base blocks at each, a chunk of times at a time."""
+        n, L = r.count, self._n_blocks
+        times, rank = _ready_ranks(ready)
+        lo = int(np.searchsorted(times, _nth_ready(ready, n, now)))  # the first time n nodes are ready
+        row = np.maximum(rank - lo, 0)  # the candidate time from which each node counts
+        order = np.argsort(row, kind="stable")
+        row, block = row[order], self._block_of[order]
+        T = len(times) - lo
+        p = self._plans.get(n) or self._plan(n)
+        tie = np.arange(L - 1, -1, -1, dtype=np.int64)  # lower ids first among equal counts
+        counts = np.zeros(L, dtype=np.int64)  # free nodes per base block before the chunk's first time
+        i0, width, cap = 0, max(1, _FIRST_CHUNK // L), max(1, _MAX_CHUNK // L)
+        while i0 < T:
+            i1 = min(T, i0 + width)
+            a, b = np.searchsorted(row, (i0, i1))
+            c = np.bincount((row[a:b] - i0) * L + block[a:b], minlength=(i1 - i0) * L).reshape(i1 - i0, L)
+            c = np.cumsum(c, axis=0, out=c)
+            c += counts
+            key = c * L + tie
+            kth = np.partition(key, L - k, axis=1)[:, L - k, None]
+            hit = np.flatnonzero(_fits_at(np.where(key >= kth, c, 0), n, p))
+            if len(hit):
+                t = float(times[lo + i0 + int(hit[0])])
+                got = self._choose(r, ready <= t)
+                if got is None:  # unreachable: step 2 found a block on the k fullest base blocks
+                    raise AssertionError(f"no placement of {r!r} at time {t}")
+                return t, got
+            counts = c[-1].copy()
+            i0, width = i1, min(2 * width, cap)
+        return None
 
     def allocate_avoiding(self, request: Any, avoid: np.ndarray) -> Allocation | None:
         """:meth:`TreeAllocator.allocate_avoiding` (the same grant as the generic default). For a
@@ -495,6 +558,25 @@ class SlurmBlock(TreeAllocator):
                 c[j] -= take
             out.append(ids)
         return np.sort(np.concatenate(out))
+
+
+def _fits_at(c: np.ndarray, r: int, p: _Plan) -> np.ndarray:
+    """Step 2's test for ``r`` nodes under plan ``p`` on each row of ``c`` (free nodes per base
+    block, one row per time): whether an aligned block of the level has ``r`` free nodes, under
+    the llblock limit in its ``max_ll`` fullest llblocks -- :meth:`SlurmBlock._block_for` finds a
+    block, for many count vectors at once. O(rows x base blocks), a sort of each block's llblocks
+    under the limit."""
+    if p.bpb == 1:
+        avail = c
+    elif not p.use_ll:
+        avail = np.add.reduceat(c, p.starts, axis=1)
+    else:
+        llc = np.add.reduceat(c, p.ll_starts, axis=1)
+        if p.pad:
+            llc = np.concatenate([llc, np.zeros((len(c), p.pad), dtype=llc.dtype)], axis=1)
+        mat = llc.reshape(len(c), len(p.starts), p.llpb)
+        avail = mat.sum(axis=2) if p.max_ll >= p.llpb else -np.sort(-mat, axis=2)[:, :, : p.max_ll].sum(axis=2)
+    return np.asarray((avail >= r).any(axis=1))
 
 
 def _kth_per_range(values: np.ndarray, bounds: np.ndarray, k: int) -> np.ndarray:

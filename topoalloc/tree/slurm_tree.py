@@ -77,7 +77,7 @@ class _Tables:
             rlo, rhi = (int(x) for x in np.searchsorted(self.run_lo_np, [klo, khi]))
             self.tops.append((s, klo, khi, rlo, rhi))
         # the ancestor at each depth of every leaf switch (-1 below its depth), for hop counts
-        depth = t.depth[leaf_ids]
+        depth: np.ndarray = t.depth[leaf_ids]
         anc = np.full((int(depth.max()) + 1, len(leaf_ids)), -1, dtype=np.int64)
         cur, at_depth = leaf_ids.copy(), depth.copy()
         for d in range(len(anc) - 1, -1, -1):  # climb every leaf switch's path, deepest first
@@ -88,9 +88,10 @@ class _Tables:
         self.anc = anc
         self.leaf_depth = depth
         L = len(leaf_ids)
-        self.rhops = self._run_hop_rows(np.arange(L)) if L <= _HOP_MATRIX_LEAVES else None
-        small = self.rhops is not None and L * len(run_lo) <= _HOP_LIST_ENTRIES
-        self.rhop_lists = self.rhops.tolist() if small else None
+        rhops = self._run_hop_rows(np.arange(L)) if L <= _HOP_MATRIX_LEAVES else None
+        self.rhops = rhops
+        small = L * len(run_lo) <= _HOP_LIST_ENTRIES
+        self.rhop_lists: list[list[int]] | None = rhops.tolist() if rhops is not None and small else None
 
     def _hop_rows(self, rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """Hops between leaf switches ``rows`` and leaf switches ``cols`` (default: all), up to the
@@ -101,7 +102,8 @@ class _Tables:
         lca_depth = np.cumprod(same, axis=0).sum(axis=0) - 1
         d = self.leaf_depth
         dc = d if cols is None else d[cols]
-        return (d[rows, None] + dc[None, :] - 2 * lca_depth).astype(np.int16)
+        hops: np.ndarray = d[rows, None] + dc[None, :] - 2 * lca_depth
+        return hops.astype(np.int16)
 
     def _run_hop_rows(self, rows: np.ndarray) -> np.ndarray:
         """Hops from leaf switches ``rows`` to the other members of every run (two to the other
@@ -115,17 +117,20 @@ class _Tables:
     def run_hop_row(self, k: int) -> np.ndarray:
         """Hops from leaf switch index ``k`` to the members of every run other than ``k``."""
         if self.rhops is not None:
-            return self.rhops[k]
-        return self._run_hop_rows(np.array([k]))[0]
+            row: np.ndarray = self.rhops[k]
+        else:
+            row = self._run_hop_rows(np.array([k]))[0]
+        return row
 
     def run_hop_list(self, k: int, lo: int, hi: int) -> list[int]:
         """:meth:`run_hop_row` for the runs ``lo .. hi - 1``, as a list."""
         if self.rhop_lists is not None:
             row = self.rhop_lists[k]
             return row if lo == 0 and hi == len(row) else row[lo:hi]
-        return self.run_hop_row(k)[lo:hi].tolist()
+        hops: list[int] = self.run_hop_row(k)[lo:hi].tolist()
+        return hops
 
-    def __deepcopy__(self, memo: dict) -> _Tables:
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Tables:
         return self
 
 
@@ -439,9 +444,9 @@ class SlurmTree(TreeAllocator):
                 sub = np.zeros_like(free)
                 lo, hi = int(T.first[top]), int(T.stop[top])
                 sub[lo:hi] = free[lo:hi]
-                got = self._in_segments(request.count, request.segment, sub)
-                if got is not None:
-                    return got
+                ids = self._in_segments(request.count, request.segment, sub)
+                if ids is not None:
+                    return ids
             return None
         return super()._choose(request, free)
 
@@ -549,7 +554,8 @@ def _complement(mask: Any) -> np.ndarray:
 def _ranks(counts: np.ndarray) -> np.ndarray:
     """``0 .. c - 1`` for each ``c`` of ``counts``, concatenated."""
     total = int(counts.sum())
-    return np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    ranks: np.ndarray = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    return ranks
 
 
 def _drain_chunks(mask: np.ndarray, counts: np.ndarray, order: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
