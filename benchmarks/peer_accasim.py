@@ -161,6 +161,16 @@ def whole_process(path: Path, policy: str, workdir: Path, repeat: int) -> tuple[
     return ours, theirs
 
 
+def _load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes) at the end of the run, where the system
+    reports them: other processes on the machine slow both simulators, AccaSim's long runs more."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except (AttributeError, OSError):
+        return "load average unknown"
+    return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 def compare(ours: dict[int, tuple[float, float]], theirs: dict[int, tuple[float, float]]) -> list[int]:
     """Ids whose (start, end) differ, plus ids missing on one side."""
     ids = set(ours) | set(theirs)
@@ -210,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             whole = whole_process(path, policy, workdir, args.repeat) if args.whole_process else None
             rows.append((theirs_name, len(ours), min(ours_t), min(theirs_t), verdict, whole))
         print(f"lublin_256, {P} processors, FlatPool vs AccaSim FirstFit; best wall time of "
-              f"{max(args.repeat, 5)} (topoalloc) and {args.repeat} (AccaSim) runs")
+              f"{max(args.repeat, 5)} (topoalloc) and {args.repeat} (AccaSim) runs; {_load()}")
         print(f"{'policy':8} {'jobs':>6} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7}  schedules")
         for name, n, ours, theirs, verdict, _ in rows:
             print(f"{name:8} {n:6d} {ours:12.3f} {theirs:10.2f} {theirs / ours:6.0f}x  {verdict}")

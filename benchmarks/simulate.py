@@ -4,8 +4,11 @@
     python benchmarks/simulate.py --quick    # fewer jobs
     python benchmarks/simulate.py --target   # only the issue's target run (50,500 jobs, RSR-1, frame sliding)
     python benchmarks/simulate.py --backfill # FCFS / EASY / Conservative side by side on every allocator
-                                             # (--jobs N, --policies EASY,Conservative, --only NAME)
+                                             # (--jobs N, --policies EASY,Conservative, --only NAME);
+                                             # the "tight" cases set estimates from the run times
     python benchmarks/simulate.py --backfill --instructions   # the same cases in instructions (valgrind)
+    python benchmarks/simulate.py --scaling  # Conservative's per-job cost at 4,000 and 40,000 jobs
+    python benchmarks/simulate.py --memory HPC2N-2002-2.2-cln:10   # peak memory, whole-trace replay
 
 Each case builds a fresh allocator, a seeded synthetic workload, and times ``simulate`` on one core.
 Other modules add cases by appending to ``CASES`` (name, allocator factory, policy, workload factory).
@@ -14,6 +17,7 @@ Other modules add cases by appending to ``CASES`` (name, allocator factory, poli
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import re
@@ -135,6 +139,31 @@ def sdsc_pow2_jobs(count: int) -> list:
     return out
 
 
+def tight_estimates(jobs: list, seed: int = 30) -> list:
+    """``jobs`` with estimates set from their run times as users with tight limits set them: a
+    third exactly the run time, a tenth run x U(0.9, 1.0) rounded down (they run past their
+    estimate by up to about 11%), the rest run x U(1.0, 1.1) rounded up (whole seconds, as SWF
+    times are). One seeded ``numpy`` generator, used for nothing else; the same jobs for every
+    allocator."""
+    import numpy as np
+
+    from scheduling import Job
+
+    rng = np.random.default_rng(seed)
+    kind = rng.random(len(jobs))
+    factor = np.where(kind < 0.1, rng.uniform(0.9, 1.0, len(jobs)), rng.uniform(1.0, 1.1, len(jobs)))
+    out = []
+    for j, k, f in zip(jobs, kind.tolist(), factor.tolist(), strict=True):
+        if k < 0.1:
+            est = float(math.floor(j.runtime * f))
+        elif k < 0.1 + 1 / 3:
+            est = float(j.runtime)
+        else:
+            est = float(math.ceil(j.runtime * f))
+        out.append(Job(j.id, j.arrival, j.request, j.runtime, estimate=est, size=j.size))
+    return out
+
+
 def for_topology(jobs: list, topology: Any) -> list:
     """``jobs`` with each request made ``topology.request_for(size)``."""
     from scheduling import Job
@@ -156,8 +185,13 @@ def _backfill_cases(count: int) -> list[tuple[str, Callable[[], Any], list]]:
     cube, flat, mesh = Hypercube(10), Flat(1024), Mesh(32, 32)
     trace = sdsc_pow2_jobs(count)
     on_cube, on_flat = for_topology(trace, cube), for_topology(trace, flat)
+    tight = tight_estimates(trace)
+    tight_cube, tight_flat = for_topology(tight, cube), for_topology(tight, flat)
     sides, squares = seed002_jobs(count, False), seed002_jobs(count, True)
     return [
+        ("Buddy 10-cube / tight", lambda: topoalloc.Buddy(cube), tight_cube),
+        ("DHCTree 1024 / tight", lambda: topoalloc.DHCTree(flat), tight_flat),
+        ("FlatPool 1024 / tight", lambda: topoalloc.FlatPool(flat), tight_flat),
         ("Buddy 10-cube / trace", lambda: topoalloc.Buddy(cube), on_cube),
         ("GrayCode 10-cube / trace", lambda: topoalloc.GrayCode(cube), on_cube),
         ("FreeList 10-cube / trace", lambda: topoalloc.FreeList(cube), on_cube),
@@ -187,7 +221,8 @@ def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ..
     print(f"# backfilling: {count:,} jobs per run, {repeats} rounds (median times, median of each round's "
           f"ratio); trace cases: {BACKFILL_TRACE} "
           f"sizes x8 rounded up to powers of two on 1,024 processors, recorded run times and estimates; "
-          f"seed 002 cases: load 0.6, exact estimates")
+          f"tight cases: the same jobs, estimates from the run times (tight_estimates: a third exact, a tenth "
+          f"overrunning by up to 11%, the rest x U(1.0, 1.1)); seed 002 cases: load 0.6, exact estimates")
     _columns("s", policies)
     for name, make, jobs in _backfill_cases(count):
         if only and only not in name:
@@ -203,6 +238,16 @@ def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ..
         ratio = {p: statistics.median(t / f for t, f in zip(times[p], times["FCFS"], strict=True)) for p in policies}
         print(f"{name:32} {med['FCFS']:8.3f}" + "".join(f" {med[p]:8.3f}" for p in policies)
               + "".join(f" {ratio[p]:10.1f}" for p in policies), flush=True)
+    print(f"# {_load()}")
+
+
+def _load() -> str:
+    """The machine's load averages (1, 5, 15 minutes) and cores, to print beside timings."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except (AttributeError, OSError):
+        return "load average unknown"
+    return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 def _child_simulations(name: str, policy: str, count: int, reps: int) -> None:
@@ -245,6 +290,96 @@ def backfill_instructions(count: int, only: str | None, policies: tuple[str, ...
               + "".join(f" {ir[p] / ir['FCFS']:10.1f}" for p in policies), flush=True)
 
 
+def scaling(sizes: tuple[int, ...], repeats: int) -> None:
+    """Time per simulated job of FCFS and Conservative as the run grows, on seed 002's workload
+    on Zhu's first fit (32x32, load 0.6, exact estimates): a stationary workload whose queue stays
+    bounded, so a per-job cost that grows would be the policy's own state growing with the trace.
+    Each size runs FCFS then Conservative ``repeats`` times in this process (medians); the queue
+    column is Conservative's mean and largest queue at its decisions."""
+    import statistics
+
+    import topoalloc
+    from scheduling.policies import Conservative
+
+    mesh = Mesh(32, 32)
+    queue: list[int] = []
+
+    class Watched(Conservative):
+        def decide(self, now: float) -> list:
+            queue.append(len(self._waiting))
+            return super().decide(now)
+
+    print(f"# per-job cost: seed 002 on FirstFit 32x32, load 0.6, {repeats} rounds (medians)")
+    print(f"{'jobs':>8} {'FCFS us/job':>12} {'Cons. us/job':>13} {'Cons./FCFS':>11} {'queue mean':>11} "
+          f"{'queue max':>10}")
+    for size in sizes:
+        jobs = seed002_jobs(size, False)
+        times: dict[str, list[float]] = {"FCFS": [], "Conservative": []}
+        for _ in range(repeats):
+            for name in times:
+                queue.clear()
+                policy = Watched() if name == "Conservative" else name
+                t0 = time.perf_counter()
+                simulate(topoalloc.FirstFit(mesh), policy, jobs, jobs=None)
+                times[name].append(time.perf_counter() - t0)
+        fcfs, cons = (statistics.median(times[k]) for k in ("FCFS", "Conservative"))
+        ratio = statistics.median(c / f for c, f in zip(times["Conservative"], times["FCFS"], strict=True))
+        print(f"{size:8,} {fcfs / size * 1e6:12.1f} {cons / size * 1e6:13.1f} {ratio:11.1f} "
+              f"{sum(queue) / len(queue):11.1f} {max(queue):10}", flush=True)
+    print(f"# {_load()}")
+
+
+def _child_memory(trace: str, dim: int, policy: str, traced: bool) -> None:
+    """In a child process: replay the whole shared ``trace`` on the buddy ``dim``-cube (each job of
+    n processors a subcube of 2**k >= n) under ``policy``, and print one line: the seconds, the
+    process's largest resident set and, if ``traced``, the peak of the memory ``tracemalloc``
+    traced during the simulation (-1 otherwise; tracing makes an allocation-heavy policy several
+    times slower)."""
+    import json
+    import resource
+    import tracemalloc
+
+    import topoalloc
+    from scheduling import Job
+    from scheduling.workloads import load_swf, trace_path
+
+    cube = Hypercube(dim)
+    jobs = [Job(j.id, j.arrival, cube.request_for(j.size), j.runtime, estimate=j.estimate, size=j.size)
+            for j in load_swf(trace_path(trace), machine_size=cube.size).jobs()]
+    if traced:
+        tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    t0 = time.perf_counter()
+    simulate(topoalloc.Buddy(cube), policy, jobs, jobs=None)
+    seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1] - before if traced else -1
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    print(json.dumps({"jobs": len(jobs), "seconds": seconds, "peak": peak, "rss": rss}))
+
+
+def memory(trace: str, dim: int, policies: tuple[str, ...], traced: bool) -> None:
+    """Peak memory of a whole-trace replay under FCFS and each policy, each in a fresh child
+    process: the child's largest resident set (the interpreter, ``numpy`` and the trace's jobs
+    included, as a user's process has them) and, with ``traced``, what ``tracemalloc`` saw
+    allocated during the simulation alone (its seconds then include the tracing's overhead)."""
+    import json
+
+    print(f"# memory: the whole of {trace} on the buddy {dim}-cube ({1 << dim:,} processors), one child per policy")
+    print(f"{'policy':14} {'jobs':>8} {'seconds':>8} {'max RSS MB':>11} {'RSS / FCFS':>11} {'traced peak MB':>15} "
+          f"{'traced / FCFS':>14}")
+    base: dict | None = None
+    for policy in ("FCFS", *policies):
+        cmd = [sys.executable, os.path.abspath(__file__), "--child-memory", trace, str(dim), policy, str(int(traced))]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        got = json.loads(out.strip().splitlines()[-1])
+        base = got if base is None else base
+        trace_cols = (f"{got['peak'] / 1e6:15.1f} {got['peak'] / base['peak']:14.2f}" if traced
+                      else f"{'-':>15} {'-':>14}")
+        print(f"{policy:14} {got['jobs']:8,} {got['seconds']:8.1f} {got['rss'] / 1e6:11.1f} "
+              f"{got['rss'] / base['rss']:11.2f} {trace_cols}", flush=True)
+    print(f"# {_load()}")
+
+
 def run_case(case: Case, load: float, jobs: int, warmup: int) -> tuple[float, dict]:
     alloc = case.allocator()
     work = case.workload(load)
@@ -265,11 +400,29 @@ def main() -> None:
     ap.add_argument("--policies", default="EASY,Conservative", help="backfilling policies timed in --backfill")
     ap.add_argument("--instructions", action="store_true",
                     help="with --backfill: count instructions (valgrind's callgrind) instead of timing")
+    ap.add_argument("--scaling", action="store_true",
+                    help="per-job cost of FCFS and Conservative at 4,000 and 40,000 jobs (bounded queue)")
+    ap.add_argument("--memory", default=None, metavar="TRACE:DIM",
+                    help="peak memory of FCFS and --policies replaying the whole shared TRACE on the buddy DIM-cube")
     ap.add_argument("--child", nargs=3, metavar=("CASE", "POLICY", "REPS"), help=argparse.SUPPRESS)
+    ap.add_argument("--tracemalloc", action="store_true",
+                    help="with --memory: also trace the simulation's allocations (several times slower)")
+    ap.add_argument("--child-memory", nargs=4, metavar=("TRACE", "DIM", "POLICY", "TRACED"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     count = args.jobs or (1_000 if args.quick else 4_000)
     if args.child:
         _child_simulations(args.child[0], args.child[1], count, int(args.child[2]))
+        return
+    if args.child_memory:
+        _child_memory(args.child_memory[0], int(args.child_memory[1]), args.child_memory[2],
+                      args.child_memory[3] == "1")
+        return
+    if args.scaling:
+        scaling((4_000, 40_000) if not args.quick else (1_000, 4_000), min(args.repeats, 3))
+        return
+    if args.memory:
+        trace, _, dim = args.memory.rpartition(":")
+        memory(trace, int(dim), tuple(p for p in args.policies.split(",") if p), args.tracemalloc)
         return
     if args.backfill:
         policies = tuple(p for p in args.policies.split(",") if p)

@@ -318,7 +318,8 @@ def _workload(value: Any, *, file: Any, key: str, topology: TopologySpec | None 
                               f"{', '.join(registry.distribution_names(role))}{extra}", file=file, key=k) from None
         except (TypeError, ValueError) as exc:
             raise ConfigError(str(exc), file=file, key=k) from None
-        spec = dataclasses.replace(spec, **{role: Component(name, comp.params)})
+        changed: dict[str, Any] = {role: Component(name, comp.params)}  # one of the distribution fields
+        spec = dataclasses.replace(spec, **changed)
     if "comm" in value:
         k, comm = f"{key}.comm", value["comm"]
         if isinstance(comm, dict | list | str):

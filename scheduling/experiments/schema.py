@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._validate import shown
+from .._validate import check_real, shown
 from ..kernel.semantics import SIMULATION_SEMANTICS
 from . import registry
 from .topology_spec import TopologySpec
@@ -243,11 +243,12 @@ class WorkloadSpec:
 
     def constraint_rule(self) -> Any:
         """The rule of :attr:`constraints` (:mod:`scheduling.workloads.constraints`), or ``None``."""
-        if self.constraints is None:
+        rule = self.constraints_json  # None exactly when constraints is None
+        if rule is None:
             return None
         from ..workloads.constraints import rule_from_json
 
-        return rule_from_json(self.constraints_json)
+        return rule_from_json(rule)
 
     def constrain(self, workload: Any, topology: Any) -> Any:
         """``workload`` with the rule's requests on ``topology`` (a switch tree), or as it is
@@ -307,8 +308,8 @@ class WorkloadSpec:
         rule = {} if self.constraints is None else {"constraints": self.constraints_json}
         if self.model is not None:
             return {"model": self.model.to_json(), **rule}
-        out = {"sizes": self.sizes.to_json(), "service": self.service.to_json(), "speedup": self.speedup.to_json(),
-               **rule}
+        out: dict[str, Any] = {"sizes": self.sizes.to_json(), "service": self.service.to_json(),
+                               "speedup": self.speedup.to_json(), **rule}
         if self.load_basis != "requested":  # only then, so the default keeps its job streams (seeds)
             out["load_basis"] = self.load_basis
         if isinstance(self.comm, Component) or self.comm != 0.0:  # likewise
@@ -358,7 +359,8 @@ class WorkloadSpec:
             if allocator is None:
                 raise ValueError("a load on the granted processors (load_basis = 'granted') needs the allocator")
             granted = allocator_granted_mean(sizes, allocator)
-            rate = arrival_rate(load, machine_size, granted, service.mean)
+            # a synthetic workload needs a load: None is refused with the ParameterError arrival_rate gave
+            rate = arrival_rate(check_real(load, "load", low=0, low_open=True), machine_size, granted, service.mean)
             return Synthetic(sizes, service, rate=rate, speedup=speedup, comm=self.comm_value())
         return Synthetic(sizes, service, load=load, machine_size=machine_size, speedup=speedup, comm=self.comm_value())
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,7 +126,7 @@ class SimulationResult:
         """
         return saturation(self.backlog, self.unfinished)
 
-    def fairness(self, bins=None) -> dict:
+    def fairness(self, bins: Sequence[float] | None = None) -> dict:
         """Mean turnaround by requested size (see :func:`scheduling.metrics.fairness`)."""
         return fairness(self.table, bins=bins)
 

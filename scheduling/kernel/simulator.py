@@ -111,6 +111,30 @@ class _Run:
         "start", "granted", "folds", "changes", "moved", "suspended", "factor", "leaves", "relaxed",
         "base", "alone", "lost", "dil",
     )
+    # one running job's state (set in Simulator.run when it starts; leaves/relaxed on a switch tree
+    # only, base/alone/lost/dil under an interacting run-time model only)
+    job: Job
+    ordinal: int
+    alloc: Any
+    processors: int
+    reference: int
+    rate: float
+    t0: float
+    work: float
+    version: int
+    start: float
+    granted: int
+    folds: int
+    changes: int
+    moved: int
+    suspended: bool
+    factor: float
+    leaves: int
+    relaxed: bool
+    base: float
+    alone: float
+    lost: float
+    dil: float
 
 
 def _job_stream(workload: Any, seed: int) -> Iterator[Job]:
@@ -191,6 +215,7 @@ height) pair (up to (32, 32)), but Buddy(Hypercube(dim=8)) takes a subcube dimen
     def what() -> str:  # the workload is named only when an error is raised
         if largest is not None:
             return f"{_workload_name(workload)} requests up to {largest!r}"
+        assert first is not None  # probe is first.request when largest is None
         return f"the first job of {_workload_name(workload)} (id {first.id}) requests {first.request!r}"
     try:
         try:  # the allocator's check: the kinds of request it takes
@@ -445,6 +470,7 @@ class Simulator:
 
         def apply(actions: list) -> None:
             nonlocal busy, queue_len
+            st: _Run | None  # a new run (Start) or a running job's (the other actions)
             for act in actions:
                 t = type(act)
                 if t is Start:
@@ -481,7 +507,7 @@ class Simulator:
                         placed[job.id] = act.allocation
                         if links is not None:
                             links.start(job.id, act.allocation)
-                    if tree:
+                    if on_tree is not None:  # a switch tree (tree is true)
                         st.leaves = on_tree.leaves(act.allocation)
                         st.relaxed = on_tree.relaxed(job, act.allocation)
                     st.rate = 1.0 / dur if dur > 0 else math.inf
@@ -513,7 +539,7 @@ class Simulator:
                         st.processors = act.processors
                         if act.allocation is not None:
                             st.alloc = act.allocation
-                            if tree:
+                            if on_tree is not None:
                                 st.leaves = on_tree.leaves(act.allocation)
                             if placed is not None:
                                 placed[st.job.id] = act.allocation
@@ -607,7 +633,7 @@ class Simulator:
             #    heap's order); actions a per-event policy returns are carried out at once
             while True:
                 if kind == COMPLETION:
-                    del running[payload[0]]  # st: this completion's run, checked not stale
+                    st = running.pop(payload[0])  # this completion's run, checked not stale
                     job = st.job
                     busy -= st.processors
                     demand -= refs.pop(job.id)
@@ -624,8 +650,8 @@ class Simulator:
                         del placed[job.id]
                         peak.pop(job.id, None)
                     if st.ordinal >= warmup:
-                        row = (job.id, st.ordinal, job.arrival, st.start, now, st.reference, st.granted, st.folds,
-                               st.changes, st.moved, job.runtime)
+                        row: tuple[Any, ...] = (job.id, st.ordinal, job.arrival, st.start, now, st.reference,
+                                                st.granted, st.folds, st.changes, st.moved, job.runtime)
                         if tree:
                             row += (st.leaves, st.relaxed)
                         if acct:
@@ -644,7 +670,7 @@ class Simulator:
                         window_start = now
                     if n_arrived >= warmup:
                         backlog.append(in_system)
-                    if tree:
+                    if on_tree is not None:
                         on_tree.check(job)
                     ordinals[job.id] = n_arrived
                     if head_of is None and blocking:
@@ -704,6 +730,7 @@ class Simulator:
 
         end = now
         if stopped_at_until:
+            assert until is not None  # stopped_at_until is set only when an until was given
             if until > last and window_start is not None:
                 dt = until - last
                 busy_int += busy * dt
@@ -940,6 +967,7 @@ def _with_locality(table: np.ndarray, placed: dict[int, Any], topology: Any,
     if peak is not None:
         cols.append(("max_link_load", np.int64))
     extra = np.empty(len(table), dtype=table.dtype.descr + cols)
+    assert table.dtype.names is not None  # _table builds a structured array: its fields are named
     for name in table.dtype.names:
         extra[name] = table[name]
     extra["mean_hops"] = hops

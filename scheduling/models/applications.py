@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -154,7 +155,7 @@ def mean_request(numbers: Sequence[int] | None = None) -> float:
     return float(np.mean([a.max_processors for a in apps]))
 
 
-def _job(jid: int, at: float, app: Application, **attrs) -> Job:
+def _job(jid: int, at: float, app: Application, **attrs: Any) -> Job:
     n = app.max_processors
     return Job(jid, at, n, app.runtime, app.speedup, None, n, {"app": app.number, "long": app.long, **attrs})
 
@@ -240,6 +241,8 @@ class ApplicationMix(JobStream):
     def arrival_rate(self) -> float:
         if self.rate is not None:
             return self.rate
+        # __post_init__ requires load= (with machine_size=) when rate= is not given
+        assert self.load is not None and self.machine_size is not None
         return arrival_rate(self.load, self.machine_size, self.mean_size, self.mean_service)
 
     def jobs(self, seed: int = 0) -> Iterator[Job]:

@@ -109,7 +109,8 @@ class _RatioModel(RuntimeModel):
     """``(1 - f) + f * ratio`` with a measure of the actual placement over the compact one's."""
 
     def __init__(self) -> None:
-        self._compact: dict[tuple[Any, int], float] = {}
+        # the compact measure by (topology, size) and the box measure by (topology, (width, height))
+        self._compact: dict[tuple[Any, int | tuple[int, int]], float] = {}
 
     def _measure(self, topology: Any, allocation: Any) -> float:
         raise NotImplementedError

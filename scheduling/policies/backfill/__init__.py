@@ -50,8 +50,19 @@ its start to be placed).
 running past that (an estimate shorter than its run time, which real traces have) is expected to
 end *now*: its end is taken as the current instant, so the head's reservation can move later than
 first computed (the guarantees below assume estimates are upper bounds, as in the papers). Jobs
-are not killed at their estimate. Each policy's docstring says when it recomputes what an
-overrun moves.
+are not killed at their estimate: the trace's run time is what the job gets, and the policies'
+references (``tests/scheduling/policies/test_backfilling.py``) are written that way. Each
+policy's docstring says when it recomputes what an overrun moves (Conservative: a rebuild, done
+as an incremental repair). Simulators that enforce the estimate end the job there instead:
+Batsim stops a job that exceeds its ``walltime`` when the workload gives one, and runs it to the
+end otherwise (Batsim documentation, "Workload", job definition). To replay a trace that way, cap
+the run times before simulating; the policies then never see an overrun:
+
+>>> import dataclasses
+>>> from scheduling import Job
+>>> jobs = [Job(0, 0.0, 2, 100.0, estimate=60.0), Job(1, 5.0, 2, 30.0, estimate=45.0)]
+>>> [dataclasses.replace(j, runtime=min(j.runtime, j.estimate)).runtime for j in jobs]
+[60.0, 30.0]
 
 Guarantees (with estimates that are upper bounds of the run times):
 

@@ -57,7 +57,10 @@ class Conservative(_Backfilling):
        it fits given those made before it (a *rebuild*, so overruns do not cost the earlier jobs
        their priority). The plan is kept instead when it provably equals a rebuild: it was made by
        one and since then no job ended early and none was blocked (every reservation then starts
-       at or after the instant, from which the expected free processors are the same);
+       at or after the instant, from which the expected free processors are the same). Unless a
+       compression has moved a reservation since the last rebuild, the rebuild is done as an
+       incremental repair (:meth:`_repair`: only the reservations that what changed since can
+       move are searched again), which makes the same reservations;
     2. otherwise, the reservations of jobs blocked by the steering are taken out and made again in
        arrival order, the others kept; then, if a job ended before its estimate since the last
        decision, the compression above;
@@ -73,7 +76,13 @@ class Conservative(_Backfilling):
     also logs what is freed (early ends, moved reservations, reserved nodes a job started off):
     a compression searches for a job only over the times before the latest freed room it has not
     yet seen ends, and asks the allocator at a time only if a node freed since its last search is
-    free then (a new placement must use one; everything else since only took room).
+    free then (a new placement must use one; everything else since only took room). A repair
+    costs O(C) per queued job for the C changes since the plan was made plus a profile update,
+    and a search only where a change allows a move (a rebuild: a removal, a search and an update
+    for every job). Lookups are dictionaries and sets (the queue, the reservations, the
+    displaced jobs), the next reservation to start a heap compacted when stale entries outnumber
+    the live ones, so apart from :attr:`displaced` (a record of the run, one id per displaced
+    job) the state is O(queue + running) whatever the length of the trace.
 
     >>> from topoalloc import FlatPool; from topologies import Flat
     >>> from scheduling import Job, simulate
@@ -89,7 +98,8 @@ class Conservative(_Backfilling):
         self.reservations: dict[int, Reservation] = {}
         self._waiting: dict[int, Job] = {}  # queued jobs by id, in arrival order
         self._due: list[tuple[float, int, int, Reservation]] = []  # heap: (start, arrival, tie, res)
-        self._arrival: dict[int, int] = {}
+        self._arrival: dict[int, int] = {}  # queued job id -> its rank in arrival order
+        self._ranks = itertools.count()
         self._tie = itertools.count()
         self._timers: set[float] = set()
         self._new: list[Job] = []  # arrived since the last decision, in arrival order
@@ -98,6 +108,16 @@ class Conservative(_Backfilling):
         self._blocked: list[int] = []  # due at the last decision, could not start
         self._held_up = False  # ... while a running job past its estimate held processors
         self._rebuilt = False  # the plan is what a rebuild would make (no compression since)
+        # every reservation is what a rebuild would make given the running jobs and the earlier
+        # reservations when it was made, and _changes lists everything that differs since (what
+        # _repair needs); False after a compression or re-reservation moved one
+        self._consistent = True
+        # (from, until, node bits, taken, ranks): room freed (taken=False) or taken (True) since,
+        # for the queued jobs of arrival rank below ``ranks``; node bits 0 on a counting allocator
+        self._changes: list[tuple[float, float, int, bool, float]] = []
+        #: Repair the plan incrementally where a rebuild is due (False: rebuild every reservation,
+        #: the reference the tests compare the repair with; the same decisions, slower).
+        self._incremental = True
         self._retry = False
         self._retried: float | None = None
         self._profile: FreeProfile | None = None
@@ -119,6 +139,7 @@ class Conservative(_Backfilling):
         #: whose placements of one request can overlap in part, e.g. Zhu's first fit on a mesh) the
         #: allocator could not be steered to the reserved nodes when the time came.
         self.displaced: list[int] = []
+        self._displaced: set[int] = set()  # the same ids, for membership
 
     def bind(self, allocator: Allocator) -> None:
         super().bind(allocator)
@@ -138,7 +159,7 @@ class Conservative(_Backfilling):
     def on_arrival(self, job: Job, now: float) -> list[Action] | None:
         timers = self._admit(job, now)
         self._waiting[job.id] = job
-        self._arrival[job.id] = len(self._arrival)
+        self._arrival[job.id] = next(self._ranks)
         self._new.append(job)
         return timers
 
@@ -166,8 +187,12 @@ class Conservative(_Backfilling):
         if now < held.end:  # ended early: its processors are free from now on, room to compress
             self._early = True
             self._profile.change(now, held.end, held.size)
+            bits = 0
             if not self._counting:
-                self._freed.append((now, held.end, self._bits_of(held.alloc)))
+                bits = self._bits_of(held.alloc) if held.bits < 0 else held.bits
+                self._freed.append((now, held.end, bits))
+            if self._consistent:
+                self._changes.append((now, held.end, bits, False, math.inf))
 
     def on_timer(self, key: Any, now: float) -> None:
         # a switches wait that ends: the job's reservation, made knowing the deadline, stays valid
@@ -191,7 +216,10 @@ class Conservative(_Backfilling):
             # keep the plan when it provably equals a rebuild: made by one, and since then no
             # early end, no blocked job (the expected free processors from now on are the same)
             if not (self._rebuilt and not self._early and not self._blocked):
-                self._rebuild(now)
+                if self._consistent and self._incremental:
+                    self._repair(now)
+                else:
+                    self._rebuild(now)
         else:
             if self._blocked:
                 self._replace_blocked(now)
@@ -204,7 +232,17 @@ class Conservative(_Backfilling):
         self._new.clear()
         actions = self._start_due(now)
         self._trim_log()
+        if len(self._due) > 2 * len(self.reservations) + 64:
+            self._compact_due()
         return actions
+
+    def _compact_due(self) -> None:
+        """Drop the heap entries of reservations that moved or started (each move pushes a new
+        entry; the old one would otherwise stay until its time comes, holding the reservation),
+        so the heap holds O(queue) entries. O(heap), at most once per as many pushes."""
+        reservations = self.reservations
+        self._due = [e for e in self._due if reservations.get(e[3].job.id) is e[3]]
+        heapq.heapify(self._due)
 
     # -- reservations --------------------------------------------------------------------------------
     def _reserve(self, res: Reservation, push: bool = True) -> None:
@@ -247,25 +285,167 @@ class Conservative(_Backfilling):
         return due[0][3] if due else None
 
     def _moved(self, job: Job, prev: Reservation | None, new: Reservation) -> None:
-        if prev is not None and new.start > prev.start and job.id not in self.displaced:
+        if prev is not None and new.start > prev.start and job.id not in self._displaced:
+            self._displaced.add(job.id)
             self.displaced.append(job.id)
         self._reserve(new)
 
     def _rebuild(self, now: float) -> None:
-        """Every reservation taken out, then made again in arrival order."""
+        """Every reservation taken out, then made again in arrival order (the reference
+        :meth:`_repair` equals)."""
         previous = dict(self.reservations)
         for jid in previous:
             self._unreserve(jid)
         self._blocked.clear()
         for job in self._waiting.values():
             self._moved(job, previous.get(job.id), self._find(job, now))
-        self._rebuilt = True
+        self._rebuilt = self._consistent = True
+        self._changes.clear()
+
+    def _repair(self, now: float) -> None:
+        """What :meth:`_rebuild` makes, job for job, re-searching only the reservations that can
+        differ.
+
+        **Algorithm.** A rebuild makes each reservation, in arrival order, at the earliest time it
+        fits given the running jobs and the reservations made before it. The plan before the
+        repair was made that way (``_consistent``: by a rebuild, a repair or an arrival, never by
+        a compression), each reservation against the running jobs and earlier reservations of its
+        own time, and ``_changes`` lists every rectangle of time and nodes (counts on a flat
+        machine) where those differ since: room freed by jobs that ended before their estimate
+        or started off their reserved nodes, room taken by jobs that started (for the jobs that
+        arrived before them, which never had their reservation in the way), and here, as it
+        goes, each moved reservation's old place (freed) and new place (taken). The repair walks
+        the queue in arrival order on a profile holding only the running jobs and the
+        reservations already walked (the rebuild's own profile at that job). A job keeps its
+        reservation, unsearched, when no change touches it:
+
+        * a start before its reservation needs room freed over its window (everywhere else
+          there is no more room than when it was made, and then none fitted): when a freed
+          rectangle reaches back that far, the profile's counts are asked for such a start, and
+          on node sets the allocator only where a node freed there is free (as the compression
+          does with its log of freed room);
+        * its own start still fits, and on node sets the allocator still chooses the same nodes,
+          when no change meets its window ``[start, start + estimate]`` (on a flat machine: no
+          room taken there); otherwise it is searched from its start on.
+
+        A job blocked at its reservation, a new arrival and a job with a switches wait are
+        searched in full. A start at ``now`` that is no breakpoint of the profile fits only if
+        one at the breakpoint before did (its window meets the same steps and more), so a
+        reservation made at an earlier decision is still the earliest. Where the answer is not
+        proved, the search is the rebuild's, so the plan after a repair is the rebuild's
+        (``tests/scheduling/policies/test_backfill_repair.py`` compares them on every shared
+        trace and on synthetic overruns, on flat, cube, mesh and tree allocators).
+
+        **Cost.** O(running) for the running jobs' profile; per queued job O(C) to test the C
+        changes that apply to it, one O(B) profile update for its reservation (B breakpoints)
+        and, only where a change allows a move, the search a rebuild makes (O(B) counts, then
+        what-if questions to the allocator). A rebuild pays for every job a removal, a search
+        and a profile update."""
+        changes = [c for c in self._changes if c[1] > now]
+        self._changes.clear()
+        blocked = set(self._blocked)
+        self._blocked.clear()
+        counting = self._counting
+        info, reservations, bitsd, arrival = self._info, self.reservations, self._bits, self._arrival
+        profile = self._running_profile(now)
+        self._profile = profile
+        self._nofit.clear()
+        waits = self._deadlines or self._relaxed
+        stamp = self._base + len(self._freed)
+        inf = math.inf
+        for job in self._waiting.values():
+            jid = job.id
+            prev = reservations.get(jid)
+            n, d, _ = info[jid]
+            if prev is None or prev.start < now or jid in blocked or (waits and (
+                    jid in self._deadlines or jid in self._relaxed)):
+                new = self._find(job, now)
+            else:
+                s, e = prev.start, prev.end
+                rank = arrival[jid]
+                touched = False
+                usable: list[tuple[float, float, int]] = []
+                for a, b, bits, taken, below in changes:
+                    if rank >= below:
+                        continue
+                    if counting:
+                        if taken:
+                            if (a < e and b > s) if e > s else (a <= s < b):
+                                touched = True
+                                break
+                        elif a - d < s:
+                            usable.append((a - d, b, bits))
+                    else:
+                        if a <= e and b >= s:
+                            touched = True
+                        if not taken and a - d < s:
+                            usable.append((a - d, b, bits))
+                new = None
+                if counting:
+                    if touched:
+                        new = self._find(job, now)
+                    elif usable:
+                        t = profile.first(n, d, now, s)
+                        if t is not None:
+                            new = Reservation(job, t, t + d, None, -1)
+                else:
+                    if usable:
+                        t = profile.first(n, d, now, s)
+                        if t is not None:  # an earlier start that uses freed nodes
+                            new = self._find(job, now, s, fresh=usable, first=t)
+                    if new is None and touched:
+                        new = self._find(job, now, first=profile.first(n, d, s))
+                found = self._found
+                if new is None or (new.start == s and (
+                        counting or (found is not None and found[1] == bitsd.get(jid, 0)))):
+                    bits = bitsd.get(jid, 0)  # kept: the rebuild's search would find it again
+                    profile.change(s, e, -n, bits)
+                    if bits:
+                        self._stamp[jid] = stamp
+                    continue
+            assert new is not None  # (a search without a limit finds a reservation or raises)
+            if prev is None:
+                self._moved(job, prev, new)
+                changes.append((new.start, new.end, bitsd.get(jid, 0), True, inf))
+            else:
+                old = bitsd.get(jid, 0)
+                self._unreserve_quietly(jid)
+                self._moved(job, prev, new)
+                changes += _difference(max(prev.start, now), prev.end, old, new.start, new.end, bitsd.get(jid, 0))
+        self._rebuilt = self._consistent = True
+
+    def _unreserve_quietly(self, jid: int) -> None:
+        """Forget a reservation that is not in the profile (the repair's profile is made anew)."""
+        del self.reservations[jid]
+        self._bits.pop(jid, None)
+
+    def _running_profile(self, now: float) -> FreeProfile:
+        """A profile holding only the running jobs, each until its expected end (those past it:
+        none from ``now`` on). O(running)."""
+        size = self.allocator.size
+        ends = self._ends
+        k = bisect.bisect_right(ends, (now, math.inf))
+        busy = 0
+        for i in range(k, len(ends)):
+            busy += ends[i][3]
+        times, free = [-math.inf], [size - busy]
+        for i in range(k, len(ends)):
+            e, _, _, m = ends[i]
+            if e == times[-1]:
+                free[-1] += m
+            else:
+                times.append(e)
+                free.append(free[-1] + m)
+        profile = FreeProfile(size)
+        profile.times, profile.free, profile.held = times, free, [0] * len(times)
+        return profile
 
     def _replace_blocked(self, now: float) -> None:
         """The blocked jobs' reservations taken out, then made again in arrival order."""
         blocked = {jid: self._unreserve(jid) for jid in self._blocked}
         self._blocked.clear()
-        self._rebuilt = False
+        self._rebuilt = self._consistent = False
+        self._changes.clear()
         for job in self._waiting.values():
             if job.id in blocked:
                 self._moved(job, blocked[job.id], self._find(job, now))
@@ -302,6 +482,9 @@ class Conservative(_Backfilling):
             if new is not None:
                 self._unreserve(jid)
                 self._moved(job, prev, new)
+                if self._consistent:  # compression keeps no rebuild's order: the next one starts afresh
+                    self._consistent = False
+                    self._changes.clear()
             else:
                 stamps[jid] = self._base + len(self._freed)
 
@@ -465,15 +648,25 @@ class Conservative(_Backfilling):
             del self.reservations[job.id]
             del self._waiting[job.id]
             self._stamp.pop(job.id, None)
+            rank = self._arrival.pop(job.id)
             bits = self._bits.pop(job.id, 0)
+            mine = 0
             if bits:
-                left = bits & ~self._bits_of(got)
+                mine = self._bits_of(got)
+                left = bits & ~mine
                 if left:  # placed elsewhere: the reserved nodes it does not use are free again
                     self._freed.append((res.start, res.end, left))
             if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes
                 self._profile.change(res.start, res.end, n, bits)
                 self._profile.change(now, now + est, -n)
+            if self._consistent:
+                if bits:  # the jobs that arrived before it never had its reservation in their way
+                    self._changes.append((now, now + est, mine, True, rank))
+                if res.start != now or mine != bits:  # ... and the others had it elsewhere
+                    self._changes += _difference(max(res.start, now), res.end, bits, now, now + est, mine)
             actions.append(self._launch(job, got, now))
+            if mine:
+                self.running[job.id].bits = mine
         if self._blocked and not self.running and self._retried != now:
             # nothing running will wake us: re-reserve the blocked jobs at once
             self._retried = now
@@ -520,3 +713,30 @@ def _register() -> None:
 
 
 _register()
+
+
+def _difference(a: float, b: float, old: int, c: float, d: float,
+                new: int) -> list[tuple[float, float, int, bool, float]]:
+    """The changes (``_changes`` entries, for every rank) that replace the rectangle ``[a, b)`` x
+    ``old`` (node bits; 0 on a counting allocator, where a rectangle is a count) by ``[c, d)`` x
+    ``new``: over each piece of time, the nodes freed and the nodes taken (a zero-length
+    rectangle holds nothing, as in the profile).
+
+    >>> _difference(0.0, 10.0, 0b11, 5.0, 12.0, 0b11)   # the same nodes, later
+    [(0.0, 5.0, 3, False, inf), (10.0, 12.0, 3, True, inf)]
+    """
+    out: list[tuple[float, float, int, bool, float]] = []
+    points = sorted({a, b, c, d})
+    for lo, hi in zip(points, points[1:], strict=False):
+        was = old if a <= lo and hi <= b else None
+        now = new if c <= lo and hi <= d else None
+        if was is not None and now is not None:
+            if was & ~now:
+                out.append((lo, hi, was & ~now, False, math.inf))
+            if now & ~was:
+                out.append((lo, hi, now & ~was, True, math.inf))
+        elif was is not None:
+            out.append((lo, hi, was, False, math.inf))
+        elif now is not None:
+            out.append((lo, hi, now, True, math.inf))
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import bisect
+import itertools
 import math
 from typing import Any
 
@@ -112,6 +113,11 @@ class EASY(_Backfilling):
         # ... and (flat) the reservation generation under which each was found unable to start
         # (running past the shadow time and more processors than the extra ones), -1 if none
         self._qd = array.array("q")
+        # ... and their arrival sequence numbers (ascending: the queue keeps arrival order), so a
+        # queued job's position is a binary search (the job id's number in _seq_of)
+        self._qs = array.array("q")
+        self._seq_of: dict[int, int] = {}
+        self._arrivals = itertools.count()
         self._gen = 0  # the head's reservation generation: one more each time it is computed
         self._released = False  # a job ended since the last pass
         self._early = False  # ... before its expected end
@@ -133,6 +139,8 @@ class EASY(_Backfilling):
         self._qe.append(est)
         self._qk.append(key)
         self._qd.append(-1)
+        seq = self._seq_of[job.id] = next(self._arrivals)
+        self._qs.append(seq)
         self.queue.append(job)
         return timers
 
@@ -140,7 +148,7 @@ class EASY(_Backfilling):
         job = self._relax(key, now)
         if job is None:
             return
-        i = next(i for i, q in enumerate(self.queue) if q is job)
+        i = self._position(job.id)
         self._qk[i] = self._info[job.id][2]
         if i == 0:  # the head's request changed: its reservation is made again
             self._res = None
@@ -148,7 +156,11 @@ class EASY(_Backfilling):
         self._relaxed_since = True  # the next pass scans the whole queue (the relaxed job may fit now)
 
     def _job_of(self, jid: int) -> Job:
-        return next(q for q in self.queue if q.id == jid)
+        return self.queue[self._position(jid)]
+
+    def _position(self, jid: int) -> int:
+        """The queue position of the queued job ``jid``. O(log queue)."""
+        return bisect.bisect_left(self._qs, self._seq_of[jid])
 
     def _on_reserved(self, alloc: Allocation) -> int:
         """How many of a grant's nodes are on the head's reserved ones: rectangle arithmetic where
@@ -230,7 +242,10 @@ class EASY(_Backfilling):
                 actions.append(self._launch(job, got, now))
                 heads += 1
             if heads:
+                for job in queue[:heads]:
+                    del self._seq_of[job.id]
                 del queue[:heads], self._qn[:heads], self._qe[:heads], self._qk[:heads], self._qd[:heads]
+                del self._qs[:heads]
                 self._res = None  # a new head
                 self._box_free = -1
                 self._failed_off.clear()
@@ -240,9 +255,10 @@ class EASY(_Backfilling):
         started = self._backfill_counting(now, first, actions) if self._counting else \
             self._backfill_nodes(now, first, actions)
         if started:
-            qn, qe, qk, qd = self._qn, self._qe, self._qk, self._qd
+            qn, qe, qk, qd, qs, seq_of = self._qn, self._qe, self._qk, self._qd, self._qs, self._seq_of
             for i in reversed(started):
-                del queue[i], qn[i], qe[i], qk[i], qd[i]
+                del seq_of[queue[i].id]
+                del queue[i], qn[i], qe[i], qk[i], qd[i], qs[i]
         return actions
 
     def _candidates(self, first: int, free: int, dead: int = -2):
