@@ -78,11 +78,25 @@ integral times by digit arithmetic, other floats by ``repr``, the interval sets 
 (Batsim's own files and ours): fields by :func:`~._columns._split_fields`, numbers by
 :func:`~._columns._decimal_fields`, interval sets by :func:`~._procset.parse_text`, the other
 columns made strings on first use; a quoted file or one with CRLF line ends goes through the
-``csv`` module line by line, which also reports the bad rows (a test checks both agree). A
-workload is parsed by the standard library's C codec (``json.loads``: the floor of
-:func:`read_workload`), its jobs' fields checked a column at a time; :func:`write_workload` of
-jobs builds the JSON text itself from byte columns (what ``json.dumps`` writes, byte for byte:
-a test checks it), a read workload is written back by ``json.dumps``. ``benchmarks/formats.py``
+``csv`` module line by line, which also reports the bad rows (a test checks both agree).
+
+A workload is parsed by ``orjson`` (``orjson.loads`` of the file's bytes: the floor of
+:func:`read_workload`, half of ``json.loads``'s time), its jobs' fields taken and checked a column
+at a time (one C-level ``map`` per field, the types by one ``set`` per column, the ids' uniqueness
+by one sort of their integers), the jobs built a field at a time (:func:`~._columns._make_jobs`).
+Where orjson refuses a file the standard library's ``json`` reads it, so a file reads as it did
+before orjson: a malformed file is the ``json`` module's error (its message, line and column), and
+``NaN``, ``Infinity`` and lone surrogate escapes (which only Python's ``json`` takes) are read as
+it reads them. orjson reads an integer beyond 64 bits as a float: where that makes the workload
+invalid (an ``id``, a ``res``) the standard library's reading is taken instead, so such a ``res``
+is a job too large for the machine, as before. Interpretation: elsewhere (a ``subtime``, a
+``walltime``, a ``delay``, a field the reader does not use) such an integer is kept in
+``document`` and ``records`` as the float orjson reads (the jobs' values are the same, floats
+either way; Batsim's own parser, rapidjson, also reads such integers as doubles).
+
+:func:`write_workload` of jobs builds the JSON text itself from byte columns (what ``json.dumps``
+writes, byte for byte: a test checks it), a read workload is written back by ``json.dumps``
+(``orjson.dumps`` writes no space after ``,`` and ``:``, so its text is not ``json.dumps``'s). ``benchmarks/formats.py``
 measures 100,000 jobs each way.
 
 >>> import io, json
@@ -108,6 +122,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+import orjson
 
 from ..kernel.jobs import Job
 from ..workloads import SkippedLine, SWFHeader, SWFReport, SWFTrace
@@ -234,12 +249,6 @@ def _decoded(data: bytes | str, name: str) -> str:
         raise BatsimError(name, line, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def _read_text(source: str | os.PathLike | IO, what: str) -> tuple[str, str]:
-    """``(text, name)`` of a path (plain or gzip, by its magic bytes) or an open file."""
-    data, name = _read_bytes(source, what)
-    return _decoded(data, name), name
-
-
 def _element_lines(text: str, key: str) -> list[int]:
     """The line of the first character of each element of the top-level array ``key`` of the JSON
     object ``text`` (for messages: computed only when a job is skipped or refused). O(size)."""
@@ -285,26 +294,36 @@ def _element_lines(text: str, key: str) -> list[int]:
 
 
 class _Lines:
-    """Lines of the jobs (or profiles), computed on first use."""
+    """Lines of the jobs (or profiles), computed on first use from the file's bytes or text (decoded
+    only then: the file was read as JSON, so it is UTF-8)."""
 
-    def __init__(self, text: str | None) -> None:
-        self.text = text
+    def __init__(self, data: bytes | str | None) -> None:
+        self.data = data
+        self._text: str | None = None
         self._jobs: list[int] | None = None
 
+    @property
+    def text(self) -> str | None:
+        if self._text is None and self.data is not None:
+            self._text = self.data if isinstance(self.data, str) else self.data.decode("utf-8", "surrogatepass")
+        return self._text
+
     def job(self, i: int) -> int | None:
-        if self.text is None:
+        text = self.text
+        if text is None:
             return None
         if self._jobs is None:
-            self._jobs = _element_lines(self.text, "jobs")
+            self._jobs = _element_lines(text, "jobs")
         return self._jobs[i] if i < len(self._jobs) else None
 
     def profile(self, name: str) -> int | None:
-        if self.text is None:
+        text = self.text
+        if text is None:
             return None
-        at = self.text.find(json.dumps(name) + ":")
+        at = text.find(json.dumps(name) + ":")
         if at < 0:
-            at = self.text.find(json.dumps(name))
-        return self.text.count("\n", 0, at) + 1 if at >= 0 else None
+            at = text.find(json.dumps(name))
+        return text.count("\n", 0, at) + 1 if at >= 0 else None
 
 
 # -- profiles ---------------------------------------------------------------------------------------
@@ -334,13 +353,20 @@ class _Profiles:
         quick: list[str] = []
         if set(map(type, values)) <= {dict}:
             types = list(map(dict.get, values, itertools.repeat("type")))
-            delay = [k for k, t in zip(names, types, strict=True) if t == "delay" or t == "DelayProfile"]
-            amounts: list[Any] = list(map(dict.get, map(profiles.__getitem__, delay), itertools.repeat("delay")))
-            if set(map(type, amounts)) <= {int, float} and (not amounts or (min(amounts) >= 0 and
-                                                                             math.isfinite(math.fsum(amounts)))):
+            delay: list[str]
+            amounts: list[Any]
+            if types.count("delay") + types.count("DelayProfile") == len(types):  # a converted trace's
+                delay, amounts = names, list(map(dict.get, values, itertools.repeat("delay")))
+            else:
+                delay = [k for k, t in zip(names, types, strict=True) if t == "delay" or t == "DelayProfile"]
+                amounts = list(map(dict.get, map(profiles.__getitem__, delay), itertools.repeat("delay")))
+            amount_types = set(map(type, amounts))
+            if amount_types <= {int, float} and (not amounts or (min(amounts) >= 0 and
+                                                                 math.isfinite(math.fsum(amounts)))):
                 quick = delay
-                self.kind.update(dict.fromkeys(quick, "delay"))
-                self.delay = dict(zip(delay, map(float, amounts), strict=True))
+                self.kind = dict.fromkeys(quick, "delay")
+                self.delay = dict(zip(delay, amounts if amount_types <= {float} else map(float, amounts),
+                                      strict=True))
         for pname in names if not quick else [k for k in names if k not in self.kind]:
             self._check(pname, profiles[pname])
             if self.kind[pname] == "delay":
@@ -482,7 +508,8 @@ def read_workload(source: str | os.PathLike | IO | Mapping[str, Any], *, machine
     ``machine_size``: the resources of the machine (default: the workload's ``nb_res``; one of the
     two is needed). ``too_large``: ``"skip"`` (reported) or ``"error"`` for a job whose ``res``
     exceeds it. ``host_speed`` (flop/s) and ``bandwidth`` (bytes/s): the platform parallel-task
-    profiles need for a run time. O(size of the file) plus O(jobs log jobs).
+    profiles need for a run time. O(size of the file) plus O(jobs log jobs). Parsed by ``orjson``,
+    the standard library's ``json`` reading any file orjson refuses (module docstring, "Speed").
     """
     if too_large not in ("skip", "error"):
         raise BatsimError("read_workload", None, f"too_large must be 'skip' or 'error', got {too_large!r}")
@@ -496,14 +523,35 @@ def read_workload(source: str | os.PathLike | IO | Mapping[str, Any], *, machine
 def _read_workload(source: str | os.PathLike | IO | Mapping[str, Any], machine_size: int | None, too_large: str,
                    host_speed: float | None, bandwidth: float | None) -> BatsimWorkload:
     if isinstance(source, Mapping):
-        doc, name, text = dict(source), "<workload>", None
-    else:
-        text, name = _read_text(source, "Batsim workload")
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BatsimError(name, exc.lineno, f"malformed JSON at column {exc.colno}: {exc.msg}") from None
-    lines = _Lines(text)
+        return _from_document(dict(source), "<workload>", None, machine_size, too_large, host_speed, bandwidth)
+    data, name = _read_bytes(source, "Batsim workload")
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:  # the standard library's reading decides: its error, or its value
+        return _from_document(_json_document(data, name), name, data, machine_size, too_large, host_speed,
+                              bandwidth)
+    try:
+        return _from_document(doc, name, data, machine_size, too_large, host_speed, bandwidth)
+    except BatsimError:  # the standard library's reading decides (its integers beyond 64 bits, which orjson
+        # reads as floats, may make a valid workload; else its error is the one raised before orjson)
+        return _from_document(_json_document(data, name), name, data, machine_size, too_large, host_speed,
+                              bandwidth)
+
+
+def _json_document(data: bytes | str, name: str) -> Any:
+    """The document as the standard library's ``json`` reads it (NaN, Infinity and integers of any
+    size included), or the :class:`BatsimError` naming the file, the line and the column of the
+    first thing it cannot read."""
+    text = _decoded(data, name)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BatsimError(name, exc.lineno, f"malformed JSON at column {exc.colno}: {exc.msg}") from None
+
+
+def _from_document(doc: Any, name: str, data: bytes | str | None, machine_size: int | None, too_large: str,
+                   host_speed: float | None, bandwidth: float | None) -> BatsimWorkload:
+    lines = _Lines(data)
     if not isinstance(doc, dict):
         raise BatsimError(name, 1, f"a workload is a JSON object with 'jobs' and 'profiles', got {type(doc).__name__}")
     for key, kind in (("jobs", list), ("profiles", dict)):
@@ -520,7 +568,9 @@ def _read_workload(source: str | os.PathLike | IO | Mapping[str, Any], machine_s
         raise BatsimError(name, None, f"machine_size must be a positive integer, got {P!r}")
     profiles = _Profiles(doc["profiles"], name, lines, host_speed, bandwidth)
     report = BatsimReport(source=os.path.basename(name))
-    report.lines = text.count("\n") + (not text.endswith("\n")) if text else 0
+    if data:
+        newline: Any = "\n" if isinstance(data, str) else b"\n"
+        report.lines = data.count(newline) + (not data.endswith(newline))
     raw_jobs: list[Any] = doc["jobs"]
     report.records = len(raw_jobs)
     return _workload_jobs(raw_jobs, doc, profiles, P, too_large, report, name, lines)
@@ -541,6 +591,35 @@ def _column(raw_jobs: list[Any], key: str, name: str, lines: _Lines, default: An
             if key not in j:
                 raise BatsimError(name, lines.job(i), f"jobs[{i}] (id {j.get('id')!r}) has no {key!r}") from None
         raise
+
+
+def _integer_ids(ids: list[Any], id_types: set[type]) -> list[int] | None:
+    """Every id as an integer (an integer, or a string of ASCII digits), or ``None`` when one is
+    not. O(jobs), C-level."""
+    if id_types <= {int}:
+        return ids
+    if id_types <= {str}:
+        joined = "".join(ids)
+        if joined.isdigit() and joined.isascii() and "" not in ids:
+            return list(map(int, ids))
+        return None
+    if all(type(v) is int or (v.isdigit() and v.isascii()) for v in ids):
+        return list(map(int, ids))
+    return None
+
+
+def _distinct(values: list[int]) -> bool:
+    """Whether the integers are distinct: one sort of their int64 array (a set beyond 64 bits)."""
+    try:
+        a = np.fromiter(values, dtype=np.int64, count=len(values))
+    except OverflowError:
+        return len(set(values)) == len(values)
+    a.sort()
+    return bool((a[1:] != a[:-1]).all())
+
+
+def _same(values: list[Any]) -> list[Any]:
+    return values
 
 
 def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, too_large: str,
@@ -582,11 +661,14 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
     subtime = np.array(sub, dtype=float)
     if n and not np.isfinite(subtime).all():
         raise refuse(int(np.flatnonzero(~np.isfinite(subtime))[0]), "'subtime' must be finite")
-    str_ids = ids if id_types <= {str} else list(map(str, ids))
-    if len(set(str_ids)) != n:
-        seen: set[str] = set()
-        i = next(i for i, v in enumerate(str_ids) if v in seen or seen.add(v))  # type: ignore[func-returns-value]
-        raise refuse(i, "repeats an earlier job's id (ids are unique within a workload)")
+    job_ids = _integer_ids(ids, id_types)  # the ids as integers, when every one is one
+    if job_ids is None or not _distinct(job_ids):  # distinct integers are distinct ids: else the ids decide
+        str_ids = ids if id_types <= {str} else list(map(str, ids))
+        if len(set(str_ids)) != n:
+            seen: set[str] = set()
+            i = next(i for i, v in enumerate(str_ids) if v in seen or seen.add(v))  # type: ignore[func-returns-value]
+            raise refuse(i, "repeats an earlier job's id (ids are unique within a workload)")
+        job_ids = list(range(n))  # the job's position ("7" and "007": distinct ids, one integer)
     if profiles.fixed_n:
         for i, (p, r) in enumerate(zip(prof, res, strict=True)):
             fixed = profiles.fixed_n.get(p)
@@ -600,7 +682,10 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
             no_time[i] = isinstance(times[i], str)
     skip_kind = np.zeros(n, dtype=np.int8)  # 1 negative subtime, 2 too large, 3 no run time
     skip_kind[subtime < 0] = 1
-    big = np.array(res, dtype=np.int64) > P
+    try:
+        big = np.array(res, dtype=np.int64) > P
+    except OverflowError:  # a res beyond 64 bits: too large for any machine
+        big = np.fromiter((r > P for r in res), dtype=bool, count=n)
     if too_large == "error" and big.any():
         i = int(np.flatnonzero(big)[0])
         raise refuse(i, f"requests {res[i]} resources, the machine has {P}")
@@ -617,22 +702,11 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
             detail = f"jobs[{i}] (id {ids[i]!r}): profile {prof[i]!r} of type {profiles.raw[prof[i]]['type']!r}"
         report.skipped.append(SkippedLine(lines.job(i) or 0, reason, detail, json.dumps(raw_jobs[i])))
     keep = np.flatnonzero(skip_kind == 0)
-    job_ids: list[int] = list(range(n))  # the job's position, unless every id is an integer
-    if id_types <= {int}:
-        job_ids = ids
-    elif id_types <= {str}:
-        joined = "".join(ids)
-        if joined.isdigit() and joined.isascii() and min(map(len, ids), default=1) > 0:
-            job_ids = list(map(int, ids))
-    elif all(type(v) is int or (v.isdigit() and v.isascii()) for v in ids):
-        job_ids = list(map(int, ids))
-    if job_ids is not ids and len(set(job_ids)) != n:  # "7" and "007": distinct ids, one integer
-        job_ids = list(range(n))
     order = keep[np.argsort(subtime[keep], kind="stable")]
     report.reordered = int(np.count_nonzero(np.diff(subtime[keep]) < 0))
     idx = order.tolist()
     if len(idx) == n and (n == 0 or bool((np.diff(order) > 0).all())):  # as in the file: no reordering
-        pick: Any = list
+        pick: Any = _same  # the columns are this reader's own lists: no copies
     else:
         pick = _picker(idx) if idx else (lambda values: [])
     kept_ids, kept_prof = pick(ids), pick(prof)
@@ -661,7 +735,7 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
     arrival = subtime[order]
     jobs = _make_jobs(pick(job_ids), arrival.tolist(), sizes, run.tolist(), estimates, sizes, attrs,
                       arrays=(arrival, run))
-    records = pick(raw_jobs)
+    records = list(raw_jobs) if pick is _same else pick(raw_jobs)  # a list of its own, not the document's
     report.jobs = len(jobs)
     return BatsimWorkload(jobs, records, doc, report, P)
 

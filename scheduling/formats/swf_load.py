@@ -13,7 +13,7 @@ Interpretations (the format leaves them open):
 * **Estimate.** The requested time (field 9) is the user's estimate (backfilling uses it); where it
   is ``-1`` the estimate falls back to the run time (a perfect estimate). Estimates shorter than the
   run time are kept as they are (jobs that ran past their limit): see
-  :mod:`scheduling.policies.backfilling` for what the backfilling policies then do.
+  :mod:`scheduling.policies.backfill` for what the backfilling policies then do.
 * **Arrival.** The submit time (field 2), in seconds from the log's start, unchanged; ``rate_factor``
   compresses the gaps between arrivals (``arrival' = first + (arrival - first) / rate_factor``). A
   negative submit time (before the log's start: ``-1``, the format's "unknown", or a clock error)

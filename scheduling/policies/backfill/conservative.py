@@ -15,7 +15,7 @@ from topoalloc import Allocation, Allocator
 from ...kernel.actions import Action, Timer
 from ...kernel.jobs import Job
 from .profile import FreeProfile
-from .reservations import Reservation, _Backfilling, _free_mask, _from_bits, _ids_to_bits, _to_bits
+from .reservations import Reservation, _Backfilling, _free_mask, _from_bits, _ids_to_bits, _mask_of, _to_bits
 
 __all__ = ["Conservative"]
 
@@ -153,8 +153,11 @@ class Conservative(_Backfilling):
     @property
     def profile(self) -> FreeProfile:
         """Free processors over time: the running jobs until their expected ends, the reservations
-        over their intervals."""
-        return self._profile
+        over their intervals. Raises :class:`RuntimeError` before :meth:`bind` (there is none yet)."""
+        profile = self._profile
+        if profile is None:
+            raise RuntimeError(f"policy {self.name} has no profile before it is bound to an allocator")
+        return profile
 
     def on_arrival(self, job: Job, now: float) -> list[Action] | None:
         timers = self._admit(job, now)
@@ -186,7 +189,9 @@ class Conservative(_Backfilling):
         self._finished = True
         if now < held.end:  # ended early: its processors are free from now on, room to compress
             self._early = True
-            self._profile.change(now, held.end, held.size)
+            profile = self._profile
+            assert profile is not None  # made by bind
+            profile.change(now, held.end, held.size)
             bits = 0
             if not self._counting:
                 bits = self._bits_of(held.alloc) if held.bits < 0 else held.bits
@@ -210,7 +215,9 @@ class Conservative(_Backfilling):
         self._nofit.clear()
         self._ready_bits.clear()
         self._ready_prefix = None
-        self._profile.trim(now)
+        profile = self._profile
+        assert profile is not None  # made by bind
+        profile.trim(now)
         overrun = bool(self._ends) and self._ends[0][0] < now  # a running job is past its estimate
         if overrun or self._held_up:
             # keep the plan when it provably equals a rebuild: made by one, and since then no
@@ -228,7 +235,7 @@ class Conservative(_Backfilling):
         self._early = self._finished = self._held_up = False
         for job in self._new:
             if job.id in self._waiting and job.id not in self.reservations:
-                self._reserve(self._find(job, now))
+                self._reserve(self._find_any(job, now))
         self._new.clear()
         actions = self._start_due(now)
         self._trim_log()
@@ -252,11 +259,14 @@ class Conservative(_Backfilling):
         if found is not None and found[0] is res:  # its bits, computed when it was found
             bits = found[1]
         else:
-            bits = 0 if res.nodes is None else _to_bits(res.nodes)
+            nodes = res.nodes
+            bits = 0 if nodes is None else _to_bits(nodes)
         if bits:
             self._bits[jid] = bits
             self._stamp[jid] = self._base + len(self._freed)  # found given everything freed so far
-        self._profile.change(res.start, res.end, -self._info[jid][0], bits)
+        profile = self._profile
+        assert profile is not None  # made by bind
+        profile.change(res.start, res.end, -self._info[jid][0], bits)
         if push:
             heapq.heappush(self._due, (res.start, self._arrival[jid], next(self._tie), res))
 
@@ -273,7 +283,9 @@ class Conservative(_Backfilling):
                     del self._nofit[t]
         if res is not None:
             bits = self._bits.pop(jid, 0)
-            self._profile.change(res.start, res.end, self._info[jid][0], bits)
+            profile = self._profile
+            assert profile is not None  # made by bind
+            profile.change(res.start, res.end, self._info[jid][0], bits)
             if bits:
                 self._freed.append((res.start, res.end, bits))
         return res
@@ -298,7 +310,7 @@ class Conservative(_Backfilling):
             self._unreserve(jid)
         self._blocked.clear()
         for job in self._waiting.values():
-            self._moved(job, previous.get(job.id), self._find(job, now))
+            self._moved(job, previous.get(job.id), self._find_any(job, now))
         self._rebuilt = self._consistent = True
         self._changes.clear()
 
@@ -448,7 +460,7 @@ class Conservative(_Backfilling):
         self._changes.clear()
         for job in self._waiting.values():
             if job.id in blocked:
-                self._moved(job, blocked[job.id], self._find(job, now))
+                self._moved(job, blocked[job.id], self._find_any(job, now))
 
     def _compress(self, now: float) -> None:
         """Compression: each reservation, in arrival order, is taken out and put back at the
@@ -457,6 +469,7 @@ class Conservative(_Backfilling):
         cannot move and is not searched; nor is a job for which nothing was freed, since its last
         search, over a time its start could move to (:meth:`_fresh`)."""
         info, reservations, stamps, profile = self._info, self.reservations, self._stamp, self._profile
+        assert profile is not None  # made by bind
         self._rebuilt = False
         for job in self._waiting.values():
             jid = job.id
@@ -551,7 +564,12 @@ class Conservative(_Backfilling):
         already known."""
         if self._counting:
             n, est, _ = self._info[job.id]
-            t = self._profile.first(n, est, now, limit, n if mine else 0) if first is None else first
+            if first is None:
+                profile = self._profile
+                assert profile is not None  # made by bind
+                t = profile.first(n, est, now, limit, n if mine else 0)
+            else:
+                t = first
             if t is None:
                 if limit == math.inf:
                     raise RuntimeError(f"job {job.id} ({job.request!r}) does not fit the empty machine")
@@ -570,11 +588,19 @@ class Conservative(_Backfilling):
         return self._find_nodes(job, max(now, deadline), limit, mine, None, until, None,
                                 self.request_at(job, deadline))
 
+    def _find_any(self, job: Job, now: float) -> Reservation:
+        """The earliest reservation for ``job`` from ``now``, with no limit (:meth:`_find`, which
+        then finds one or raises :class:`RuntimeError`)."""
+        res = self._find(job, now)
+        assert res is not None  # no finite limit: found, else raised
+        return res
+
     def _find_nodes(self, job: Job, now: float, limit: float, mine: bool = False,
                     fresh: list[tuple[float, float, int]] | None = None,
                     until: float = math.inf, first: float | None = None, request: Any = None) -> Reservation | None:
         n, est, _ = self._info[job.id]
         profile, alloc, ends, nofit = self._profile, self.allocator, self._ends, self._nofit
+        assert profile is not None  # made by bind
         own = self._bits.get(job.id, 0) if mine else 0
         lift = n if mine else 0
         if request is None:
@@ -622,7 +648,8 @@ class Conservative(_Backfilling):
     # -- starting -----------------------------------------------------------------------------------
     def _start_due(self, now: float) -> list[Action]:
         actions: list[Action] = []
-        alloc = self.allocator
+        alloc, profile = self.allocator, self._profile
+        assert profile is not None  # made by bind
         while True:
             res = self._top()
             if res is None or res.start > now:
@@ -636,10 +663,10 @@ class Conservative(_Backfilling):
                 if self._counting:
                     got = alloc.allocate(request)
                 else:
-                    others = self._profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
+                    others = profile.held_over(now, now + est) & ~self._bits.get(job.id, 0)
                     got = alloc.allocate_avoiding(request, _from_bits(others, alloc.size))
                     if got is None:
-                        got = self._allocate_exactly(alloc, request, res.nodes)
+                        got = self._allocate_exactly(alloc, request, _mask_of(res))
             if got is None:
                 self._blocked.append(job.id)
                 if self._ends and self._ends[0][0] <= now:
@@ -657,8 +684,8 @@ class Conservative(_Backfilling):
                 if left:  # placed elsewhere: the reserved nodes it does not use are free again
                     self._freed.append((res.start, res.end, left))
             if res.start != now or bits:  # the reservation goes, the running job (its nodes: ready) comes
-                self._profile.change(res.start, res.end, n, bits)
-                self._profile.change(now, now + est, -n)
+                profile.change(res.start, res.end, n, bits)
+                profile.change(now, now + est, -n)
             if self._consistent:
                 if bits:  # the jobs that arrived before it never had its reservation in their way
                     self._changes.append((now, now + est, mine, True, rank))

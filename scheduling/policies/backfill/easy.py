@@ -6,6 +6,7 @@ import array
 import bisect
 import itertools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from topoalloc import Allocation
 
 from ...kernel.actions import Action
 from ...kernel.jobs import Job
-from .reservations import Reservation, _Backfilling, _ids_box, _overlap
+from .reservations import Reservation, _Backfilling, _ids_box, _mask_of, _overlap
 
 __all__ = ["EASY"]
 
@@ -166,8 +167,13 @@ class EASY(_Backfilling):
         """How many of a grant's nodes are on the head's reserved ones: rectangle arithmetic where
         both are rectangles, else a count on the reserved mask."""
         box = self._box
-        got = None if box is None else self._box_of(alloc)
-        return _overlap(got, box) if got is not None else int(np.count_nonzero(self._res.nodes[alloc.nodes]))
+        if box is not None:
+            got = self._box_of(alloc)
+            if got is not None:
+                return _overlap(got, box)
+        res = self._res
+        assert res is not None  # asked only while the head holds a reservation (_box_free >= 0, a pass)
+        return int(np.count_nonzero(_mask_of(res)[alloc.nodes]))
 
     def on_finish(self, job: Job, now: float) -> None:
         held = self._retire(job)
@@ -261,7 +267,7 @@ class EASY(_Backfilling):
                 del queue[i], qn[i], qe[i], qk[i], qd[i], qs[i]
         return actions
 
-    def _candidates(self, first: int, free: int, dead: int = -2):
+    def _candidates(self, first: int, free: int, dead: int = -2) -> Sequence[int]:
         """Queue positions from ``first`` on whose processor count is at most ``free`` and that
         were not found unable to start under reservation generation ``dead`` (a vectorised filter
         on a long queue; a short one is returned whole)."""
@@ -287,7 +293,12 @@ class EASY(_Backfilling):
             self._extra = res.extra
             self._gen += 1
             ids = res._ids
-            self._box = None if ids is None else _ids_box(ids, self._grid.shape[1])
+            if ids is None:
+                self._box = None
+            else:
+                grid = self._grid
+                assert grid is not None  # a reservation on node ids: node sets, which keep the grid
+                self._box = _ids_box(ids, grid.shape[1])
             self._box_free = -1
         return res
 
@@ -318,7 +329,9 @@ class EASY(_Backfilling):
                     continue
                 extra -= n
             job = queue[i]
-            actions.append(self._launch(job, alloc.allocate(self.request_of(job)), now))
+            got = alloc.allocate(self.request_of(job))
+            assert got is not None  # a flat allocator grants any count up to its free one (n <= free)
+            actions.append(self._launch(job, got, now))
             started.append(i)
             free -= n
             if free == 0:
@@ -379,18 +392,20 @@ class EASY(_Backfilling):
             else:
                 if key in failed_off:
                     continue
+                assert reserved is not None  # end > bound: the head's reservation is known (see above)
                 if off < 0:  # a necessary condition: that many free nodes off the reserved ones
                     if box is None:
-                        off = free - int(np.count_nonzero(self._ready_now()[reserved.nodes] == -math.inf))
+                        off = free - int(np.count_nonzero(self._ready_now()[_mask_of(reserved)] == -math.inf))
                     else:
                         if self._box_free < 0 or not self._keep_box_count:
                             self._ready_now()  # (the grid is a view of it)
-                            self._box_free = int(np.count_nonzero(
-                                self._grid[box[0] : box[1], box[2] : box[3]] == -math.inf))
+                            grid = self._grid
+                            assert grid is not None  # node sets keep the grid
+                            self._box_free = int(np.count_nonzero(grid[box[0] : box[1], box[2] : box[3]] == -math.inf))
                         off = free - self._box_free
                 if n > off:
                     continue
-                got = alloc.allocate_avoiding(request, reserved.nodes)
+                got = alloc.allocate_avoiding(request, _mask_of(reserved))
                 if got is None:
                     failed_off.add(key)
                     continue

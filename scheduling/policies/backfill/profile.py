@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Iterator
 
 __all__ = ["FreeProfile"]
 
@@ -99,7 +100,7 @@ class FreeProfile:
             self.free[i] > self.free[i - 1] or bool(self.held[i - 1] & ~self.held[i]))
 
     def starts(self, n: int, d: float, now: float, limit: float = math.inf, lift: int = 0,
-               until: float = math.inf):
+               until: float = math.inf) -> Iterator[float]:
         """Every start in ``[now, min(limit, until))``, at ``now`` or at a breakpoint, from which
         ``n`` processors are free over ``[start, start + d)`` (at the start itself when ``d == 0``),
         ascending (a generator: :meth:`first` from ``now``, then from the breakpoint after each

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,9 @@ class Reservation:
     start: float
     end: float
     extra: int
+    _nodes: np.ndarray | None
+    _ids: np.ndarray | None
+    _size: int
 
     def __init__(self, job: Job, start: float, end: float, nodes: np.ndarray | None = None, extra: int = -1) -> None:
         _res_job(self, job)  # slot descriptors: the immutable __setattr__ refuses
@@ -91,9 +95,13 @@ class Reservation:
         return f"Reservation(job={self.job.id}, start={self.start!r}, end={self.end!r}, {where}, extra={self.extra})"
 
 
-_res_job, _res_start, _res_end = Reservation.job.__set__, Reservation.start.__set__, Reservation.end.__set__
-_res_extra, _res_nodes = Reservation.extra.__set__, Reservation._nodes.__set__
-_res_ids, _res_size = Reservation._ids.__set__, Reservation._size.__set__
+# The slot descriptors' setters, taken from the class namespace (``Reservation.job`` reads as the
+# annotated instance type to a type checker, not as the descriptor it is at run time).
+_slot = Reservation.__dict__
+_res_job, _res_start, _res_end = _slot["job"].__set__, _slot["start"].__set__, _slot["end"].__set__
+_res_extra, _res_nodes = _slot["extra"].__set__, _slot["_nodes"].__set__
+_res_ids, _res_size = _slot["_ids"].__set__, _slot["_size"].__set__
+del _slot
 
 
 class _Held:
@@ -163,11 +171,20 @@ def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
     return max(0, min(a[1], b[1]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[2], b[2]))
 
 
+def _mask_of(res: Reservation) -> np.ndarray:
+    """The node mask of a reservation on node sets (:attr:`Reservation.nodes`, never ``None``
+    there); raises :class:`ValueError` for a count."""
+    nodes = res.nodes
+    if nodes is None:
+        raise ValueError(f"reservation of job {res.job.id} is a processor count, not a node set")
+    return nodes
+
+
 def _ids_to_bits(ids: np.ndarray, res: Reservation) -> int:
     """Ascending node ids (those of reservation ``res``) as the bits of an integer: a shifted run
     of ones when the ids are consecutive, else from the reservation's mask."""
     span = _ids_span(ids)
-    return _to_bits(res.nodes) if span is None else _run_bits(*span)
+    return _to_bits(_mask_of(res)) if span is None else _run_bits(*span)
 
 
 def _run_bits(first: int, stop: int) -> int:
@@ -308,20 +325,24 @@ class _Backfilling(SwitchesWait, Policy):
             for alloc, t in stale.values():
                 self._set_ready(alloc, t)
             stale.clear()
-        return self._ready
+        ready = self._ready
+        assert ready is not None  # node sets only (bound to an allocator that is not counting)
+        return ready
 
     def _set_ready(self, alloc: Allocation, t: float) -> None:
         """Mark a grant's nodes expected free from ``t`` (a slice where it is a rectangle; a 1-D
         slice on one row)."""
+        ready, grid = self._ready, self._grid
+        assert ready is not None and grid is not None  # node sets only
         box = self._box_of(alloc)
         if box is None:
-            self._ready[alloc.nodes] = t
+            ready[alloc.nodes] = t
         elif self._row:
-            self._ready[box[2] : box[3]] = t
+            ready[box[2] : box[3]] = t
         else:
-            self._grid[box[0] : box[1], box[2] : box[3]] = t
+            grid[box[0] : box[1], box[2] : box[3]] = t
 
-    def _ordered_running(self, now: float):
+    def _ordered_running(self, now: float) -> Iterator[tuple[float, _Held]]:
         """``(expected end, held)`` in order of expected end (overrunning jobs: ``now``)."""
         running = self.running
         for end, _, jid, _ in self._ends:

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scheduling import Job, simulate
+from scheduling.formats import batsim
 from scheduling.formats._columns import _decimal_fields, _field_strings, _float_text, _int_text, _split_fields
 from scheduling.formats._procset import (
     IntervalSetError,
@@ -502,6 +503,97 @@ def test_ids_that_differ_as_strings_but_not_as_integers_number_the_jobs_by_posit
                                                                           "profile": "p"}]}
     w = read_workload(doc)
     assert [j.id for j in w] == [0, 1] and [j.attrs["batsim_id"] for j in w] == ["7", "007"]
+
+
+class _NoOrjson:
+    """Stands in for orjson in the reader: every parse fails, so the standard library's ``json`` reads
+    (the reader's path before orjson, kept as its fallback: the reference)."""
+
+    JSONDecodeError = batsim.orjson.JSONDecodeError
+
+    @staticmethod
+    def loads(data: object) -> object:
+        raise batsim.orjson.JSONDecodeError("refused", "", 0)
+
+
+def _jobs_as_tuples(w: batsim.BatsimWorkload) -> list[tuple]:
+    return [(j.id, j.arrival, j.request, j.runtime, j.estimate, j.size, j.comm,
+             {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in j.attrs.items()}) for j in w]
+
+
+def _both_ways(text: str, monkeypatch: pytest.MonkeyPatch, **kw: object) -> tuple:
+    fast = read_workload(io.BytesIO(text.encode()), **kw)
+    with monkeypatch.context() as m:
+        m.setattr(batsim, "orjson", _NoOrjson)
+        slow = read_workload(io.BytesIO(text.encode()), **kw)
+    return fast, slow
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_orjson_reads_what_the_standard_library_reads(monkeypatch, seed):
+    """The reader parses with orjson; the reference is the same reader on the standard library's
+    ``json`` (orjson made to fail): jobs, attrs, records, document and report must be equal, on a
+    workload with integer and string ids, floats of 17 digits, jobs out of order, skipped jobs and
+    every profile kind of WORKLOAD."""
+    rng = np.random.default_rng(seed)
+    doc = json.loads(json.dumps(WORKLOAD))
+    doc["nb_res"] = 8
+    for i in range(300):
+        job = {"id": str(1000 + i) if seed == 0 else (i if i % 2 else f"{i:03d}x"),
+               "subtime": float(rng.uniform(-5, 1e4)) if i % 3 else int(rng.integers(0, 10_000)),
+               "res": int(rng.integers(1, 11)), "profile": f"d{i % 37}"}
+        if i % 4:
+            job["walltime"] = float(rng.uniform(0, 1e5)) if i % 5 else -1
+        doc["jobs"].append(job)
+    for k in range(37):
+        doc["profiles"][f"d{k}"] = {"type": "delay" if k % 2 else "DelayProfile",
+                                    "delay": float(rng.uniform(0, 1e4)) if k % 3 else k}
+    fast, slow = _both_ways(json.dumps(doc, indent=1), monkeypatch, host_speed=1e6, bandwidth=1e6)
+    assert len(fast) > 200 and fast.report.skipped
+    assert _jobs_as_tuples(fast) == _jobs_as_tuples(slow)
+    assert fast.records == slow.records and fast.document == slow.document == doc
+    assert fast.report == slow.report
+
+
+@pytest.mark.parametrize("text,problem,line", [
+    ('{"nb_res": 4, "profiles": {"p": {"type": "delay", "delay": 1}},\n "jobs": [\n'
+     '  {"id": "1", "subtime": NaN, "res": 1, "profile": "p"}]}', r"'subtime' must be finite", 3),
+    ('{"nb_res": 4,\n "profiles": {"p": {"type": "delay", "delay": Infinity}},\n "jobs": []}',
+     r"profile 'p': 'delay' must be a number >= 0, got inf", 2),
+    ('{"nb_res": 4, "profiles": {"p": {"type": "delay", "delay": 1}},\n "jobs": [\n'
+     '  {"id": "1", "subtime": 0, "res": 1.5, "profile": "p"}]}', r"'res' must be a positive integer, got 1.5", 3),
+])
+def test_values_orjson_refuses_are_read_as_the_standard_library_reads_them(text, problem, line):
+    """NaN and Infinity (which only Python's json takes): the same error as before orjson, at the same line."""
+    with pytest.raises(BatsimError, match=problem) as info:
+        read_workload(io.StringIO(text))
+    assert info.value.line == line
+
+
+def test_integers_beyond_64_bits_and_lone_surrogates_read_as_the_standard_library_reads_them(monkeypatch):
+    """orjson reads an integer beyond 64 bits as a float and refuses a lone surrogate escape; the
+    reader then takes the standard library's reading: a huge ``res`` is a job too large for the
+    machine (not a non-integer), a huge integer id is the job's id, ``"\ud800"`` an id."""
+    big = 2**70
+    text = ('{"nb_res": 4, "profiles": {"p": {"type": "delay", "delay": 1}}, "jobs": ['
+            f'{{"id": {big}, "subtime": 0, "res": 2, "profile": "p"}}, '
+            f'{{"id": 5, "subtime": 1, "res": {big}, "profile": "p"}}]}}')
+    fast, slow = _both_ways(text, monkeypatch)
+    assert [j.id for j in fast] == [big] and fast.document["jobs"][1]["res"] == big
+    (s,) = fast.report.skipped
+    assert s.reason == "too large for the machine" and s.line == 1
+    assert _jobs_as_tuples(fast) == _jobs_as_tuples(slow) and fast.report == slow.report
+    lone = '{"nb_res": 4, "profiles": {"p": {"type": "delay", "delay": 1}}, "jobs": [' \
+           '{"id": "\\ud800", "subtime": 0, "res": 2, "profile": "p"}]}'
+    (job,) = read_workload(io.StringIO(lone))
+    assert job.attrs["batsim_id"] == "\ud800" and job.id == 0
+
+
+def test_a_file_that_is_not_utf8_is_an_error_naming_its_line(tmp_path):
+    path = tmp_path / "latin.json"
+    path.write_bytes(b'{"nb_res": 4,\n "jobs": [{"id": "caf\xe9"}], "profiles": {}}')
+    with pytest.raises(BatsimError, match=r"latin\.json, line 2: is not UTF-8 text \(invalid continuation byte"):
+        read_workload(path)
 
 
 def test_the_columnar_jobs_reader_gives_what_the_line_reader_gives(tmp_path):
