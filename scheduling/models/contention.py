@@ -47,12 +47,15 @@ or 0.5 of one link get 1/2, 2/3 or all of what they ask under both).
 
 **Patterns.** ``pattern="auto"`` (the default): a job whose request has a shape (``(w, h)`` on a
 2D mesh, one side per dimension on a d-dimensional mesh or torus) whose product is its grant's size
-exchanges with its nearest neighbours on that rank grid -- rank ``r`` on the ``r``-th smallest node
-id, ranks row-major (x fastest), turned with the grant when the grant is the rotated submesh --
-as :class:`~scheduling.models.runtime.HopBytes` lays them out; every other job (a count, a subcube
-dimension, a tree request) does an all-to-all. ``"all-to-all"`` makes every job an all-to-all;
-``"nearest-neighbour"`` every job a stencil (counts on the near-square grid of
-:func:`topoalloc.locality.pattern_hops`), on a grid topology only. The all-to-all is the
+exchanges with its nearest neighbours on that rank grid (ranks row-major, x fastest; turned with
+the grant when the grant is the rotated submesh). On a box grant rank ``(i_0, i_1, ...)`` sits on
+the box's node ``(origin_d + i_d) mod L_d``: its own grid, also when the box wraps round a torus
+ring, so its messages stay on the box's links (across the wrap the shorter way, as the torus
+routes). On any other grant rank ``r`` sits on the ``r``-th smallest node id, as
+:class:`~scheduling.models.runtime.HopBytes` lays ranks out (the two agree on a box that does not
+wrap). Every other job (a count, a subcube dimension, a tree request) does an all-to-all.
+``"all-to-all"`` makes every job an all-to-all; ``"nearest-neighbour"`` every job a stencil (counts
+on the near-square grid of :func:`topoalloc.locality.pattern_hops`), on a grid topology only. The all-to-all is the
 topology's own ``link_traffic`` (closed form or vectorised per family, so any
 :class:`~topologies.Network`, d-dimensional meshes and tori included, works with no type switch);
 nearest-neighbour pairs are routed here, vectorised (:func:`pair_traffic`), on any topology with
@@ -71,11 +74,11 @@ O(n + machine), :func:`pair_traffic`), finding the jobs on its links (a link x j
 links x running / 64)) and re-rating them (a dense row of ``w`` per running routed job, O(sharers x
 links)); an end the same without the traffic. A stencil on a box granted in its requested shape
 (first fit, best fit, any contiguous allocator) loads only the box's inner links and shares them
-with no other box: it is kept by marking its nodes (O(1) slice writes) and costs nothing more
-unless a job with a routed footprint runs. Memory: 8 bytes per link per running routed job. The
-simulator re-predicts the completions of only the jobs whose factor changed
-(:class:`~scheduling.kernel.simulator.Simulator`, "run-time models that re-rate"). Measured in
-``benchmarks/contention.py``.
+with no other box: while no job with a routed footprint runs it is only recorded (a dictionary
+entry), and when one starts the recorded boxes mark their nodes (O(1) slice writes each). Memory:
+8 bytes per link per running routed job. The simulator re-predicts the completions of only the jobs
+whose factor changed (:class:`~scheduling.kernel.simulator.Simulator`, "run-time models that
+re-rate"). Measured in ``benchmarks/contention.py``.
 """
 
 from __future__ import annotations
@@ -123,15 +126,11 @@ class _Grid:
         nd = len(self.dims)
         self.sides = [L if r else L - 1 for L, r in zip(self.dims, self.ring, strict=True)]
         self.lstride = np.zeros((nd, nd), dtype=np.int64)  # row d: strides of dimension d's link grid
-        self.estride = np.zeros((nd, nd), dtype=np.int64)  # row d: strides of the grid with L + 1 along d
         offsets = [0]
         for d in range(nd):
             lsides = [*self.dims]
             lsides[d] = self.sides[d]
-            esides = [*self.dims]
-            esides[d] += 1
             self.lstride[d] = np.cumprod([1, *lsides[:-1]])
-            self.estride[d] = np.cumprod([1, *esides[:-1]])
             offsets.append(offsets[-1] + math.prod(lsides))
         self.offsets = offsets
         self.n_links = offsets[-1]
@@ -139,13 +138,90 @@ class _Grid:
         self.ends = np.asarray(topology.links(), dtype=np.int64)  # each link's two nodes
         self.lstride_list = [[int(v) for v in row] for row in self.lstride]
         self.strides = [int(v) for v in np.cumprod([1, *self.dims[:-1]])]
-        self.ext_shape, self.ext_size = [], []
-        for d in range(nd):
-            esides = [*self.dims]
-            esides[d] += 1
-            self.ext_shape.append(tuple(reversed(esides)))
-            self.ext_size.append(math.prod(esides))
-        self.ext_base = [0, *np.cumsum(self.ext_size).tolist()]  # dimension d's extended grid in one space
+        self._tables: tuple[list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]], np.ndarray] | None \
+            = None
+        self._space = 0
+
+    def _node_tables(self) -> tuple[list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]], np.ndarray]:
+        """Per-node lookup tables for :meth:`traffic_ids`, built on first use (O(d machine + links)).
+
+        Dimension ``d``'s marks go in a grid of ``L_d + 1`` positions along ``d`` by the other sides,
+        laid out with ``d`` fastest (then the other dimensions from x), at ``base[d]`` in one index
+        space: every line of it is contiguous, and every message adds +1 and -1 on one line, so a
+        single cumulative sum over the whole space counts every dimension's links at once. Per
+        dimension: ``(d, coordinate of each node along d, part of each node's line index from its
+        coordinates below d (with the base), part from those above d)``; and ``gather``, the
+        position in that space of every link (``links()`` order)."""
+        if self._tables is None:
+            nd = len(self.dims)
+            coords = self.coords(np.arange(math.prod(self.dims), dtype=np.int64))
+            per: list[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]] = []
+            gather = np.zeros(self.n_links, dtype=np.int64)
+            base = 0
+            for d in range(nd):
+                if self.sides[d] <= 0:
+                    continue
+                others = [j for j in range(nd) if j != d]
+                tstride = {d: 1}
+                step = self.dims[d] + 1
+                for j in others:
+                    tstride[j] = step
+                    step *= self.dims[j]
+                below = base + sum((coords[j] * tstride[j] for j in others if j < d),
+                                   np.zeros(len(coords[0]), dtype=np.int64))
+                above = [coords[j] * tstride[j] for j in others if j > d]
+                per.append((d, coords[d], below, sum(above[1:], above[0]) if above else None))
+                lsides = [*self.dims]
+                lsides[d] = self.sides[d]
+                pos = np.indices(tuple(reversed(lsides))).reshape(nd, -1)[::-1]  # link position grid, x fastest
+                gather[self.offsets[d]:self.offsets[d + 1]] = base + sum(pos[j] * tstride[j] for j in range(nd))
+                base += step
+            self._tables = per, gather
+            self._space = base  # the size of the index space
+        return self._tables
+
+    def traffic_ids(self, src: np.ndarray, dst: np.ndarray, both: bool = False) -> np.ndarray:
+        """Per link, the messages from the nodes ``src`` to the nodes ``dst`` that cross it, and with
+        ``both`` also those back from ``dst`` to ``src`` (:func:`pair_traffic`): per dimension, the
+        interval of link positions each message covers on its line (the destination's coordinates
+        below the dimension, the source's above) as a +1 and a -1 mark, looked up from per-node
+        tables (:meth:`_node_tables`); one count of the marks and one cumulative sum serve every
+        dimension, and the links are gathered from it. Off a ring a pair's interval is the same both
+        ways (only its line differs), so ``both`` computes it once. About ten vectorised operations
+        per dimension on the pairs, plus O(machine)."""
+        per, gather = self._node_tables()
+        plus: list[np.ndarray] = []
+        minus: list[np.ndarray] = []
+        for d, coord, below, above in per:
+            if self.ring[d] and both:  # the shorter way round: a tie goes the positive way each way
+                a, b = np.concatenate([src, dst]), np.concatenate([dst, src])
+            else:
+                a, b = src, dst
+            s, t = coord[a], coord[b]
+            line = below[b] if above is None else below[b] + above[a]
+            if self.ring[d]:
+                L = self.dims[d]
+                positive = (t - s) % L <= L // 2  # s == t: an empty interval
+                lo = np.where(positive, s, t)
+                hi = np.where(positive, t, s)
+                wraps = lo > hi  # positions lo .. L - 1, then 0 .. hi - 1
+                if wraps.any():
+                    lw = line[wraps]
+                    plus.append(lw)
+                    minus.append(lw + L)
+            else:
+                lo, hi = np.minimum(s, t), np.maximum(s, t)
+                if both:
+                    back = below[a] if above is None else below[a] + above[b]
+                    plus.append(back + lo)
+                    minus.append(back + hi)
+            plus.append(line + lo)
+            minus.append(line + hi)
+        if not plus:
+            return np.zeros(self.n_links, dtype=np.int64)
+        space = self._space
+        marks = np.bincount(np.concatenate([*plus, *(m + space for m in minus)]), minlength=2 * space)
+        return np.cumsum(marks[:space] - marks[space:])[gather]
 
     def box_links(self, origin: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
         """The link ids inside the box of ``shape`` at ``origin`` (not wrapping): those a stencil on
@@ -168,57 +244,6 @@ class _Grid:
         """Per dimension, the coordinates of the (valid) node ids ``ids``."""
         return [(ids // st) % L for st, L in zip(self.strides, self.dims, strict=True)]
 
-    def traffic(self, a: list[np.ndarray], b: list[np.ndarray]) -> np.ndarray:
-        """Per link, the messages from the points ``a`` to the points ``b`` (per dimension, one
-        coordinate array each) that cross it; :func:`pair_traffic`. The +1/-1 marks of every
-        dimension go into one index space (dimension ``d``'s extended grid at ``ext_base[d]``), so
-        two counts serve all dimensions, and one cumulative sum per dimension turns them into
-        per-link counts."""
-        nd = len(self.dims)
-        plus, minus = [], []
-        for d in range(nd):
-            L = self.dims[d]
-            if self.sides[d] <= 0:
-                continue
-            st = self.estride[d]
-            # the line the message moves on: the destination's coordinates below d, the source's above
-            line: Any = self.ext_base[d]
-            for j in range(nd):
-                if j != d:
-                    line = line + (b[j] if j < d else a[j]) * int(st[j])
-            s, t = a[d], b[d]
-            if self.ring[d]:
-                positive = (t - s) % L <= L // 2  # s == t: an empty interval
-                lo = np.where(positive, s, t)
-                hi = np.where(positive, t, s)
-                wraps = lo > hi  # positions lo .. L - 1, then 0 .. hi - 1
-                if wraps.any():
-                    lw = line[wraps] if isinstance(line, np.ndarray) else np.full(int(wraps.sum()), line)
-                    plus.append(lw)
-                    minus.append(lw + L * int(st[d]))
-            else:
-                lo, hi = np.minimum(s, t), np.maximum(s, t)
-            step = int(st[d])
-            if step != 1:
-                lo, hi = lo * step, hi * step
-            plus.append(line + lo)
-            minus.append(line + hi)
-        out = np.zeros(self.n_links, dtype=np.int64)
-        if not plus:
-            return out
-        total = self.ext_base[-1]
-        diff = np.bincount(np.concatenate(plus), minlength=total) - np.bincount(np.concatenate(minus), minlength=total)
-        for d in range(nd):
-            side = self.sides[d]
-            if side <= 0:
-                continue
-            axis = nd - 1 - d
-            grid = np.cumsum(diff[self.ext_base[d]:self.ext_base[d + 1]].reshape(self.ext_shape[d]), axis=axis)
-            cut = [slice(None)] * nd
-            cut[axis] = slice(0, side)
-            out[self.offsets[d]:self.offsets[d + 1]] = grid[tuple(cut)].ravel()
-        return out
-
 
 def pair_traffic(topology: Any, src: Any, dst: Any) -> np.ndarray:
     """Per link of a mesh or torus of any dimension (``topology.links()`` order), the messages of
@@ -228,8 +253,8 @@ def pair_traffic(topology: Any, src: Any, dst: Any) -> np.ndarray:
 
     A message moves along dimension ``d`` at the destination's coordinates below ``d`` and the source's
     above it, over a (cyclic) interval of link positions of that line; the intervals are added as
-    +1/-1 marks to a difference array over each dimension's link grid and summed by one cumulative
-    sum per dimension. O(d (pairs + machine)) vectorised; no pair is routed in Python. Needs
+    +1/-1 marks to one difference array over every dimension's lines and summed by one cumulative
+    sum (:meth:`_Grid.traffic_ids`). O(d (pairs + machine)) vectorised; no pair is routed in Python. Needs
     ``dims``, ``ring`` and ``coords_of``, and the link order :meth:`topologies.Mesh.links` documents
     (dimension by dimension from x, link positions row-major, x fastest).
 
@@ -239,11 +264,11 @@ def pair_traffic(topology: Any, src: Any, dst: Any) -> np.ndarray:
     """
     if not _is_grid(topology):
         raise NoLinksError(f"pair_traffic routes on a mesh or torus (dims, ring, coords_of), not {topology!r}")
-    a = topology.coords_of(np.asarray(src, dtype=np.int64))
-    b = topology.coords_of(np.asarray(dst, dtype=np.int64))
-    if a.shape != b.shape:
-        raise ValueError(f"src and dst must have one length, got {len(a)} and {len(b)}")
-    return _grid(topology).traffic(list(a.T), list(b.T))
+    s, t = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    topology.coords_of(s), topology.coords_of(t)  # checks the ids
+    if s.shape != t.shape:
+        raise ValueError(f"src and dst must have one length, got {len(s)} and {len(t)}")
+    return _grid(topology).traffic_ids(s, t)
 
 
 _GRIDS: dict[Any, _Grid] = {}
@@ -268,48 +293,67 @@ def stencil_pairs(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     src, dst = [], []
     nd = len(shape)
     for d in range(nd):
-        axis = nd - 1 - d
-        n = grid.shape[axis]
-        src.append(np.take(grid, np.arange(n - 1), axis=axis).ravel())
-        dst.append(np.take(grid, np.arange(1, n), axis=axis).ravel())
+        head = [slice(None)] * nd
+        tail = [slice(None)] * nd
+        head[nd - 1 - d], tail[nd - 1 - d] = slice(0, -1), slice(1, None)
+        src.append(grid[tuple(head)].ravel())
+        dst.append(grid[tuple(tail)].ravel())
     return np.concatenate(src), np.concatenate(dst)
 
 
 @functools.lru_cache(maxsize=4096)
-def _both_ways(grid: tuple[int, ...] | int) -> tuple[np.ndarray, np.ndarray]:
-    """The stencil's rank pairs in both directions: on a rank grid of sides ``grid``, or on the
-    near-square grid of :func:`topoalloc.locality.pattern_hops` for a count. Read-only, cached."""
+def _stencil(grid: tuple[int, ...] | int) -> tuple[np.ndarray, np.ndarray]:
+    """The stencil's neighbour rank pairs, each once (its messages go both ways): on a rank grid of
+    sides ``grid``, or on the near-square grid of :func:`topoalloc.locality.pattern_hops` for a
+    count. Read-only, cached."""
     if isinstance(grid, int):
         from topoalloc.locality.per_job import _neighbour_ranks
 
         src, dst = _neighbour_ranks(grid)
     else:
         src, dst = stencil_pairs(grid)
-    out = np.concatenate([src, dst]), np.concatenate([dst, src])
+    out = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
     for x in out:
         x.flags.writeable = False
     return out
 
 
 def _box_of(placement: Any, dims: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """``(origin, shape)`` of a box placement that does not wrap (a 2D :class:`~topologies.Submesh`,
-    or anything with ``origin`` and ``shape``), else ``None``."""
-    x = getattr(placement, "x", None)
-    origin: tuple[int, ...]
-    shape: tuple[int, ...]
-    if x is not None:  # a Submesh
-        origin, shape = (x, placement.y), (placement.width, placement.height)
-    else:
-        o, s = getattr(placement, "origin", None), getattr(placement, "shape", None)
-        if o is None or s is None:
-            return None
-        origin, shape = tuple(o), tuple(s)
-    if len(origin) != len(dims):
+    """``(origin, shape)`` of a box placement that does not wrap (:func:`_box_extent`), else ``None``."""
+    box = _box_extent(placement)
+    if box is None or len(box[0]) != len(dims):
         return None
-    for o, s, L in zip(origin, shape, dims, strict=True):
+    for o, s, L in zip(box[0], box[1], dims, strict=True):
         if o + s > L:
             return None
-    return origin, shape
+    return box
+
+
+def _box_extent(placement: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """``(origin, shape)`` of a box placement, wrapping or not (a 2D :class:`~topologies.Submesh`,
+    or anything with ``origin`` and ``shape`` such as :class:`~topologies.Box`), else ``None``."""
+    if getattr(placement, "x", None) is not None:  # a Submesh
+        return (int(placement.x), int(placement.y)), (int(placement.width), int(placement.height))
+    o, s = getattr(placement, "origin", None), getattr(placement, "shape", None)
+    if o is None or s is None:
+        return None
+    return tuple(int(v) for v in o), tuple(int(v) for v in s)
+
+
+def _rank_nodes(geom: _Grid, allocation: Any, shape: tuple[int, ...], n: int) -> np.ndarray | None:
+    """The node of each rank of a stencil on the rank grid ``shape`` when the grant is a box of that
+    shape: rank ``(i_0, i_1, ...)`` (row-major, x fastest) on the box's node with coordinates
+    ``(origin_d + i_d) mod L_d``, so a box that wraps round a ring keeps its ranks on its own grid
+    (its neighbours one link apart across the wrap, routed the shorter way as the torus routes).
+    ``None`` when the grant is not such a box (the ranks then go on the sorted node ids). On a box
+    that does not wrap this is the sorted-id layout. O(n)."""
+    box = _box_extent(getattr(allocation, "placement", None))
+    if box is None or box[1] != shape or len(shape) != len(geom.dims) or math.prod(shape) != n:
+        return None
+    ids = np.zeros((), dtype=np.int64)
+    for o, s, L, st in reversed(list(zip(box[0], shape, geom.dims, geom.strides, strict=True))):
+        ids = np.add.outer(ids, (np.arange(o, o + s, dtype=np.int64) % L) * st)  # x fastest: the last axis
+    return ids.ravel()
 
 
 def _rank_grid(topology: Any, allocation: Any, request: Any, n: int) -> tuple[int, ...] | None:
@@ -411,12 +455,14 @@ class Contention(RuntimeModel):
     # job -- a stencil on a box granted in the requested shape, on a mesh or torus -- loads exactly
     # its box's inner links with w = 1 and shares them with no other box job (grants are disjoint),
     # so it only marks its nodes in _owner: a link carries a box job's demand f iff both its ends
-    # belong to that job. A box job's start or end costs O(1) writes while no routed job runs.
+    # belong to that job. While no routed job runs a box job is only recorded in _dormant (no slot,
+    # no marks); the start of a routed job gives the recorded ones their slots and marks (_wake).
 
     def begin(self, topology: Any) -> None:
         """Forget every job: a new run on ``topology`` (checked, :meth:`check`)."""
         self.check(topology)
         self._topology = topology
+        self._dormant: dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], float, float]] = {}
         n = int(topology.n_links)
         self._cap = np.asarray(topology.capacity, dtype=np.float64)
         self._cap_uniform = bool(len(self._cap) == 0 or (self._cap == self._cap[0]).all())
@@ -434,7 +480,6 @@ class Contention(RuntimeModel):
         self._isbox = np.zeros(0, dtype=bool)
         self._free: list[int] = []
         self._links: dict[int, np.ndarray] = {}  # job id -> its link ids (a box job's: when first needed)
-        self._d: dict[int, np.ndarray] = {}  # routed job id -> its demand d_jl on them
         self._box: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}  # box job id -> (origin, shape)
         self._routed = 0  # routed jobs running
         self._grow()
@@ -447,6 +492,7 @@ class Contention(RuntimeModel):
     def link_demand(self) -> np.ndarray:
         """The demand ``U_l`` on every link now (a new array; module docstring)."""
         self._need_run()
+        self._wake()
         return self._total_demand()
 
     def slowdown(self, job_id: int) -> float:
@@ -473,17 +519,20 @@ class Contention(RuntimeModel):
         a = np.sort(np.asarray(nodes, dtype=np.int64))
         n = len(a)
         pairs = None
+        shape = None
         if self.pattern != "all-to-all" and _is_grid(topology):
             shape = _rank_grid(topology, allocation, job.request, n)
             if shape is not None:
-                pairs = _both_ways(shape)
+                pairs = _stencil(shape)
             elif self.pattern == "nearest-neighbour":
-                pairs = _both_ways(n)
+                pairs = _stencil(n)
         if pairs is None:
             return np.asarray(topology.link_traffic(a))
         g = _grid(topology)
-        c = g.coords(a)  # ranks' coordinates: rank r on the r-th smallest node
-        return g.traffic([x[pairs[0]] for x in c], [x[pairs[1]] for x in c])
+        r = _rank_nodes(g, allocation, shape, n) if shape is not None else None
+        if r is None:
+            r = a  # rank r on the r-th smallest node
+        return g.traffic_ids(r[pairs[0]], r[pairs[1]], both=True)
 
     def _as_box(self, job: Job, allocation: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
         """``(origin, shape)`` when the job is a stencil on a box granted in its requested shape
@@ -505,15 +554,16 @@ class Contention(RuntimeModel):
         return box
 
     def _footprint(self, job: Job, allocation: Any, topology: Any) -> tuple[np.ndarray, np.ndarray] | None:
-        """The links a routed job loads and its ``w`` on each (module docstring), or ``None``."""
+        """The links a routed job loads and its ``w`` on every link (0 off them; module docstring),
+        or ``None``."""
         t = self.traffic(job, allocation, topology)
         if t is None:
             return None
         idx = np.flatnonzero(t)
         if not len(idx):
             return None
-        load = t[idx] if self._cap_uniform else t[idx] / self._cap[idx]
-        return idx, load / load.max()
+        load = t if self._cap_uniform else t / self._cap
+        return idx, load / load[idx].max()
 
     def started(self, job: Job, allocation: Any, topology: Any, alone: float) -> dict[int, float]:
         """Job ``job`` starts on ``allocation`` with placement factor ``alone``: its traffic joins
@@ -524,7 +574,7 @@ class Contention(RuntimeModel):
         if self._topology is None:
             self._need_run()
         jid = job.id
-        if jid in self._slot:
+        if jid in self._slot or jid in self._dormant:
             raise ValueError(f"job {jid} is already running in the contention model")
         if job.comm == 0.0:
             return {jid: alone}
@@ -534,22 +584,24 @@ class Contention(RuntimeModel):
             foot = self._footprint(job, allocation, topology)
             if foot is None:
                 return {jid: alone}
+            if self._dormant:
+                self._wake()
+        elif not self._routed:  # boxes are disjoint: no other job can be on its links
+            self._dormant[jid] = (box, alone, float(job.comm))
+            return {jid: alone}
         row = self._take(jid, alone, float(job.comm))
         if box is not None:
             self._isbox[row] = True
             self._box[jid] = box
             self._owner_view(box)[...] = row
-            if not self._routed:  # boxes are disjoint: no other job can be on its links
-                return {jid: alone}
             idx = self._box_links(jid)
         else:
             assert foot is not None
             idx, w = foot
-            d = self._f[row] * w
             self._mask[row >> 6][idx] |= np.uint64(1 << (row & 63))
-            self._W[row][idx] = w
-            self._links[jid], self._d[jid] = idx, d
-            self._U[idx] += d
+            self._W[row] = w  # whole rows: contiguous, and 0 + 0.0 leaves the other links' sums as they were
+            self._links[jid] = idx
+            self._U += self._f[row] * w
             self._routed += 1
         others = self._on(idx, row)
         if not others:  # alone on its links: s = max w max(1, f w) = 1
@@ -567,24 +619,24 @@ class Contention(RuntimeModel):
             self._need_run()
         row = self._slot.get(job_id)
         if row is None:
+            self._dormant.pop(job_id, None)
             return {}
         if self._isbox[row]:
-            box = self._box.pop(job_id)
-            self._owner_view(box)[...] = -1
-            idx = self._links.pop(job_id, None)
+            idx = self._box_links(job_id) if self._routed else None
+            self._owner_view(self._box.pop(job_id))[...] = -1
+            self._links.pop(job_id, None)
             self._release(job_id, row)
-            if not self._routed:
-                return {}
             if idx is None:
-                idx = self._geom.box_links(*box)  # type: ignore[union-attr]
+                return {}
         else:
-            idx, d = self._links.pop(job_id), self._d.pop(job_id)
+            idx = self._links.pop(job_id)
+            d = self._f[row] * self._W[row]  # the demand its start added
             self._mask[row >> 6][idx] &= np.uint64(~(1 << (row & 63)) & 0xFFFFFFFFFFFFFFFF)
-            self._W[row][idx] = 0.0
+            self._W[row] = 0.0
             self._routed -= 1
             self._release(job_id, row)
             if self._routed:
-                self._U[idx] -= d
+                self._U -= d
             else:
                 self._U[:] = 0.0  # no drift survives the last routed job
         others = self._on(idx, -1)
@@ -621,6 +673,16 @@ class Contention(RuntimeModel):
         self._f = np.concatenate([self._f, np.zeros(more)])
         self._isbox = np.concatenate([self._isbox, np.zeros(more, dtype=bool)])
         self._free.extend(range(new - 1, old - 1, -1))
+
+    def _wake(self) -> None:
+        """Give the dormant box jobs (started while no routed job ran) their slots and mark their
+        nodes, in the order they started: a routed job is about to start. O(boxes) slice writes."""
+        for jid, (box, alone, f) in self._dormant.items():
+            row = self._take(jid, alone, f)
+            self._isbox[row] = True
+            self._box[jid] = box
+            self._owner_view(box)[...] = row
+        self._dormant.clear()
 
     def _owner_view(self, box: tuple[tuple[int, ...], tuple[int, ...]]) -> np.ndarray:
         """The box's nodes in :attr:`_owner`, as a view (a slice of the node grid)."""
@@ -679,11 +741,15 @@ class Contention(RuntimeModel):
             box = self._isbox[rows]
             s_new = np.empty(len(rows))
             if not box.all():
-                s_new[~box] = (self._W[rows[~box]] * over).max(axis=1)
+                part = self._W.take(rows[~box], axis=0)
+                part *= over
+                s_new[~box] = part.max(axis=1)
             for k in np.flatnonzero(box).tolist():
                 s_new[k] = over[self._box_links(int(self._ids[rows[k]]))].max()
         else:
-            s_new = (self._W[rows] * over).max(axis=1)
+            part = self._W.take(rows, axis=0)
+            part *= over
+            s_new = part.max(axis=1)
         out: dict[int, float] = {}
         S, A, f, ids = self._S, self._A, self._f, self._ids
         for r, s in zip(rows.tolist(), s_new.tolist(), strict=True):

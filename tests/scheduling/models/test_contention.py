@@ -20,7 +20,8 @@ from scheduling.models.runtime import Dilation, RuntimeModel
 from scheduling.policies.base import Policy
 from scheduling.workloads import Exponential, MeshSides, Synthetic, Uniform
 from topoalloc import Allocation, FirstFit, FlatPool, Random
-from topologies import Flat, Hypercube, Mesh, Submesh, SwitchTree, Torus
+from topoalloc.grid.noncontig import Random as GridRandom
+from topologies import Box, Flat, Hypercube, Mesh, Submesh, SwitchTree, Torus
 
 
 def _grant(nodes, request=None, placement=None) -> Allocation:
@@ -62,7 +63,7 @@ class Scripted(Policy):
         if now == 0.0:
             out += [Timer(t[0], i) for i, t in enumerate(self.script)]
         for job in self.arrived:
-            g = _grant(job.attrs["nodes"], job.request)
+            g = _grant(job.attrs["nodes"], job.request, job.attrs.get("placement"))
             out.append(Start(job, g, g.size, g.size))
         self.arrived = []
         return out
@@ -255,6 +256,20 @@ def test_box_jobs_and_routed_jobs_give_the_same_factors():
 
 
 
+def test_link_demand_counts_a_box_job_started_while_no_routed_job_runs():
+    """Hand-computed: a stencil with comm 0.5 on the 2x2 box at the origin of Mesh(4, 2) asks 0.5 of
+    its four inner links (x links 0-1 and 4-5: ids 0 and 3; y links 0-4 and 1-5: ids 6 and 7) and
+    nothing elsewhere; after its end, nothing anywhere."""
+    mesh = Mesh(4, 2)
+    m = Contention(placement=None)
+    m.begin(mesh)
+    sub = Submesh(0, 0, 2, 2)
+    grant = Allocation(0, 1, (2, 2), sub, np.asarray(sub.node_ids(4), dtype=np.int64))
+    assert m.started(Job(0, 0.0, (2, 2), 1.0, comm=0.5), grant, mesh, 1.0) == {0: 1.0}
+    assert m.link_demand.tolist() == [0.5, 0, 0, 0.5, 0, 0, 0.5, 0.5, 0, 0]
+    assert m.ended(0) == {} and m.link_demand.tolist() == [0.0] * 10
+
+
 # -- nothing changes without the model or without communication -------------------------------------
 def _mesh_workload(comm):
     return Synthetic(MeshSides(16, 16), Exponential(5.0), load=0.3, machine_size=256, comm=comm)
@@ -337,6 +352,50 @@ def test_pair_traffic_counts_the_routes_the_topology_takes(topology):
     for a, b in zip(src.tolist(), dst.tolist(), strict=True):
         np.add.at(want, topology.route(a, b), 1)
     assert pair_traffic(topology, src, dst).tolist() == want.tolist()
+
+
+def test_a_box_wrapping_round_a_torus_lays_its_ranks_on_its_own_grid():
+    """Hand-computed (regression: the ranks were laid on the sorted node ids, 0 1 2 5 6 7, so the
+    pair 2 -> 5 crossed links 2..4 outside the box). The 6x1 box at x = 5 on row 0 of Torus(8, 8)
+    wraps: its ranks sit on x = 5 6 7 0 1 2, and its stencil loads exactly the ring segment's links
+    5-6, 6-7, 7-0 (the wrap link, id 7), 0-1 and 1-2 (ids 5, 6, 7, 0, 1), one pair (2 messages)
+    each. Alone: no interference. Beside a pair on nodes 3 and 4 (link 3, outside the segment):
+    none either (the sorted-id layout gave both s = 2: 10 lost each). Beside a pair on (4, 0) and
+    (6, 1) (ids 4 and 14), whose message 4 -> 14 goes along row 0 over links 4-5 and 5-6 first:
+    link 5-6 carries 1 + 1 = 2, so both run at s = 2 and end at 20, 10 lost each."""
+    torus = Torus(8, 8)
+    box = Box((5, 0), (6, 1))
+    grant = Allocation(0, 1, (6, 1), box, box.node_ids((8, 8)))
+    t = Contention().traffic(Job(0, 0.0, (6, 1), 1.0, comm=1.0), grant, torus)
+    assert np.flatnonzero(t).tolist() == [0, 1, 5, 6, 7] and t[[0, 1, 5, 6, 7]].tolist() == [2] * 5
+    wrapping = _job(0, 0.0, box.node_ids((8, 8)).tolist(), request=(6, 1))
+    wrapping.attrs["placement"] = box
+    for other, end, lost in (([], [10.0], [0.0]), ([3, 4], [10.0, 10.0], [0.0, 0.0]),
+                             ([4, 14], [20.0, 20.0], [10.0, 10.0])):
+        jobs = [wrapping] + ([_job(1, 0.0, other)] if other else [])
+        r = simulate(GridRandom(torus), Scripted(), jobs, jobs=None, runtime_model=Contention(placement=None))
+        assert r.end.tolist() == pytest.approx(end) and r.interference.tolist() == pytest.approx(lost, abs=1e-12)
+
+
+@pytest.mark.parametrize("topology", [Mesh(6, 5), Torus(4, 5), Mesh(3, 4, 2, wrap=(True, False, True)), Torus(2, 5),
+                                      Torus(6, 3, 4)], ids=repr)
+def test_a_stencil_on_scattered_nodes_sends_each_neighbour_pair_both_ways_as_routed(topology):
+    """Ranks on the sorted node ids; every neighbour pair's two messages routed one by one
+    (``topology.route``) give the model's traffic, rings' half-way ties included."""
+    rng = np.random.default_rng(5)
+    nd = len(topology.dims)
+    for _ in range(10):
+        shape = tuple(int(rng.integers(1, min(3, L) + 1)) for L in topology.dims)
+        if math.prod(shape) < 2:
+            continue
+        nodes = np.sort(rng.choice(topology.size, math.prod(shape), replace=False))
+        t = Contention().traffic(Job(0, 0.0, shape, 1.0, comm=1.0), _grant(nodes, shape), topology)
+        src, dst = stencil_pairs(shape)
+        want = np.zeros(topology.n_links, dtype=np.int64)
+        for a, b in zip(nodes[src].tolist(), nodes[dst].tolist(), strict=True):
+            np.add.at(want, topology.route(a, b), 1)
+            np.add.at(want, topology.route(b, a), 1)
+        assert t.tolist() == want.tolist(), (shape, nd)
 
 
 def test_a_stencil_on_its_own_box_loads_each_inner_link_with_one_pair():
