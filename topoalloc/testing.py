@@ -169,6 +169,8 @@ def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
     topo = allocator.topology
     if isinstance(topo, SwitchTree):
         return tree_requests(allocator)
+    if isinstance(topo, Mesh) and getattr(allocator, "grids", None):
+        return _grid_requests(allocator)
     if isinstance(topo, Mesh) and topo.ndim != 2:
         wide = getattr(allocator, "rotate", False)
         top = max(topo.dims)
@@ -206,6 +208,33 @@ def requests(allocator: Allocator) -> st.SearchStrategy[Any]:
         return st.integers(0, getattr(allocator, "max_request", topo.dim))
     cap = getattr(allocator, "max_request", topo.size)
     return st.one_of(st.integers(1, min(cap, 4)), st.integers(1, cap))
+
+
+def _grid_requests(allocator: Any) -> st.SearchStrategy[Any]:
+    """Requests for an allocator of predefined partitions (``allocator.grids``, each with a
+    ``shape`` of ``ndim`` sides, as :class:`~topoalloc.grid.Partitions` has), valid by construction:
+    a grid's shape, then each side in ``1..`` that grid's side, in a random order of the sides when
+    the allocator may ``rotate`` (some order of a shape fits a box exactly when its sorted sides fit
+    the box's sorted sides, so this reaches every valid shape); on more than two dimensions also a
+    leading part of such a shape (the mesh pads it with 1s); with ``accepts_counts``, counts too.
+    Drawing shapes up to the machine's sides and filtering instead rejects most of them when the
+    largest partition is much smaller than the machine (hypothesis' ``filter_too_much``)."""
+    topo = allocator.topology
+    bounds = sorted({tuple(int(x) for x in g.shape) for g in allocator.grids})
+    rotate = bool(getattr(allocator, "rotate", False))
+
+    def within(bound: tuple[int, ...]) -> st.SearchStrategy[tuple[int, ...]]:
+        sides = st.tuples(*[st.integers(1, b) for b in bound])
+        return sides.flatmap(st.permutations).map(tuple) if rotate else sides
+
+    full = st.sampled_from(bounds).flatmap(within)
+    shapes: st.SearchStrategy[Any] = full
+    if topo.ndim != 2:
+        shapes = st.one_of(full, st.tuples(full, st.integers(1, topo.ndim)).map(lambda fk: fk[0][: fk[1]]))
+    if getattr(allocator, "accepts_counts", False):
+        capacity: int = getattr(allocator, "capacity", topo.size)
+        shapes = st.one_of(shapes, st.integers(1, min(capacity, 4)), st.integers(1, capacity))
+    return shapes
 
 
 def bad_requests(topology: Any, allocator: Allocator | None = None) -> st.SearchStrategy[Any]:

@@ -88,7 +88,8 @@ class TreeAllocator(Allocator):
         """A node count (as an int) or a :class:`~topologies.TreeRequest` valid on this tree."""
         if type(request) is int and 0 < request <= self._size:
             return request
-        return self.topology.validate_request(request)
+        valid: int | TreeRequest = self.topology.validate_request(request)
+        return valid
 
     def request_size(self, request: Any) -> int:
         """The request's node count."""
@@ -152,7 +153,7 @@ class TreeAllocator(Allocator):
             return super().clone()
         twin = self._shallow_clone()
         twin._is_free = self._is_free.copy()
-        return twin  # type: ignore[return-value]
+        return twin
 
     def place_in(self, request: Any, free: np.ndarray) -> np.ndarray | None:
         """The rule applied to the nodes marked in ``free`` (:meth:`Allocator.place_in`); exact
@@ -215,7 +216,9 @@ class TreeAllocator(Allocator):
             return None
         start = _nth_ready(ready, n, now)  # the first time n nodes are ready
         if not isinstance(r, TreeRequest) and type(self)._choose_count is TreeAllocator._choose_count:
-            return start, self.place_in(r, ready <= start)  # the lowest-ids rule places any n ready nodes
+            nodes = self.place_in(r, ready <= start)  # the lowest-ids rule places any n ready nodes
+            assert nodes is not None  # n nodes are ready at start, and any n nodes do
+            return start, nodes
         times = _ready_ranks(ready)[0]
         lo = int(np.searchsorted(times, start))
         hi = len(times) - 1

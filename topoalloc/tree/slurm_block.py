@@ -12,7 +12,7 @@ from topologies._validate import is_int, shown
 
 from ..base import Allocation
 from ..errors import AllocatorParameterError
-from .base import TreeAllocator, _nth_ready, _ready_ranks, free_per_domain
+from .base import TreeAllocator, _ready_ranks, free_per_domain
 from .slurm_tree import _complement, _drain_chunks, _first_clean
 
 __all__ = ["SlurmBlock", "SlurmBlockOracle", "BlockSizesError", "DEFAULT_BLOCK_SIZES", "MAX_BLOCK_LEVEL"]
@@ -282,7 +282,7 @@ class SlurmBlock(TreeAllocator):
         llevel = max(lv for lv in self._levels if lv <= raw - 1) if raw > 0 else 0
         blevel = min((lv for lv in self._levels if lv >= raw), default=None)
         machine = blevel is None
-        bpb = L if machine else 1 << blevel
+        bpb = L if blevel is None else 1 << blevel
         bpl = 1 << llevel
         max_ll = -(-r // (bpl * self.base_size))
         use_ll = bpb != bpl * max_ll
@@ -317,7 +317,8 @@ class SlurmBlock(TreeAllocator):
                 return None
             j = len(cl) - 1 - cl[::-1].index(v)
             lo = self._bb_first_list[j]
-            return free[lo:self._bb_stop_list[j]].nonzero()[0][:n] + lo
+            ids: np.ndarray = free[lo:self._bb_stop_list[j]].nonzero()[0][:n] + lo
+            return ids
         pieces = self._piece(n, c, cl)
         return None if pieces is None else self._nodes(pieces, free)
 
@@ -391,14 +392,15 @@ class SlurmBlock(TreeAllocator):
         -- a node becoming ready can swap a base block of a fitting aligned block for one of
         another block (on 7 base blocks of one node with ``block_sizes=(1, 2)``, four nodes on
         four switches fit on base blocks 0, 1, 4, 5 but not once base block 2 is also free, which
-        displaces 5). So no bisection: the candidate times are tried in order, as the generic
-        default does, with step 2's test vectorised over them -- the free nodes per base block at
-        each time (cumulative counts over the ready-time ranks), the ``k`` fullest per time (one
+        displaces 5). So no bisection: the ready times are tried in order, as the generic default
+        does, from the plain count's time (a placement on some base blocks is one on all the free
+        nodes), with step 2's test vectorised over them -- the free nodes per base block at each
+        time (cumulative counts over the ready-time ranks), the ``k`` fullest per time (one
         partition of a key that breaks ties by the lowest id, ``_on_switches``' order) and step 2
         on those (:func:`_fits_at`), in chunks of times that grow geometrically. O(N log N + T B)
-        for ``T`` times tried and ``B`` base blocks. Other requests (``required``, ``preferred``,
-        segments: their placements exist monotonically, see :meth:`TreeAllocator.earliest_in`):
-        the bisection of :meth:`TreeAllocator.earliest_in`.
+        for ``T`` times tried and ``B`` base blocks. Other requests (``required``, ``preferred``
+        and segments, whose placements do exist from some time on; see
+        :meth:`TreeAllocator.earliest_in`): the bisection of :meth:`TreeAllocator.earliest_in`.
 
         >>> from topologies import SwitchTree, TreeRequest
         >>> sb = SlurmBlock(SwitchTree.uniform((7, 1)), block_sizes=(1, 2))
@@ -409,43 +411,51 @@ class SlurmBlock(TreeAllocator):
         True
         """
         r = self.validate(request)
-        if isinstance(r, TreeRequest) and r.switches is not None and r.switches < self._n_blocks:
-            return self._earliest_on_switches(r, r.switches, np.maximum(np.asarray(ready, dtype=float).ravel(), now),
-                                              now)
         if isinstance(r, TreeRequest) and not r.plain and r.switches is None:
             return super().earliest_in(r, ready, now)
-        n = r.count if isinstance(r, TreeRequest) else r  # a plain count (or switches on every base block)
+        n = r.count if isinstance(r, TreeRequest) else r
         ready = np.maximum(np.asarray(ready, dtype=float).ravel(), now)
         if n > len(ready):
             return None
+        t = self._first_fit_time(n, ready)
+        if t is None:
+            return None
+        if isinstance(r, TreeRequest) and r.switches is not None and r.switches < self._n_blocks:
+            # the k fullest base blocks hold a placement only when all the free nodes do: from t on
+            return self._earliest_on_switches(r, r.switches, ready, t)
+        nodes = self._choose_count(n, ready <= t)  # a plain count (or switches on every base block)
+        assert nodes is not None  # a block of the level has room by t: the rule places the count there
+        return t, nodes
+
+    def _first_fit_time(self, n: int, ready: np.ndarray) -> float | None:
+        """The earliest value of ``ready`` at which a plain count of ``n`` has a placement on the
+        nodes ready by then (:meth:`earliest_in`'s docstring), or ``None``."""
         p = self._plans.get(n) or self._plan(n)
         if not p.use_ll:  # a block has room once n of its nodes are ready: the least n-th ready time of a block
             kth = _kth_per_range(ready, p.bounds, n)
-            if not len(kth):
-                return None
-            t = float(kth.min())
-        else:  # bisection over the sorted ready times with step 2's test
-            times = np.sort(ready)
-            lo, hi = n - 1, len(times) - 1  # the answer is the first time at which the test holds
-            if self._block_for(n, self._bblock_free(ready <= times[hi]), p) < 0:
-                return None
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if self._block_for(n, self._bblock_free(ready <= times[mid]), p) < 0:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            t = float(times[hi])
-        return t, self._choose_count(n, ready <= t)
+            return float(kth.min()) if len(kth) else None
+        # bisection over the sorted ready times with step 2's test
+        times = np.sort(ready)
+        lo, hi = n - 1, len(times) - 1  # the answer is the first time at which the test holds
+        if self._block_for(n, self._bblock_free(ready <= times[hi]), p) < 0:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._block_for(n, self._bblock_free(ready <= times[mid]), p) < 0:
+                lo = mid + 1
+            else:
+                hi = mid
+        return float(times[hi])
 
-    def _earliest_on_switches(self, r: TreeRequest, k: int, ready: np.ndarray, now: float
+    def _earliest_on_switches(self, r: TreeRequest, k: int, ready: np.ndarray, start: float
                               ) -> tuple[float, np.ndarray] | None:
         """:meth:`earliest_in` for ``r`` with ``switches=k``, ``k`` below the number of base blocks
-        (the docstring there), on ``ready`` already raised to ``now``: the candidate times in
-        order, step 2 on the ``k`` fullest base blocks at each, a chunk of times at a time."""
+        (the docstring there), on ``ready`` already raised to ``now``: the values of ``ready`` from
+        ``start`` on in order, step 2 on the ``k`` fullest base blocks at each, a chunk of them at
+        a time."""
         n, L = r.count, self._n_blocks
         times, rank = _ready_ranks(ready)
-        lo = int(np.searchsorted(times, _nth_ready(ready, n, now)))  # the first time n nodes are ready
+        lo = int(np.searchsorted(times, start))
         row = np.maximum(rank - lo, 0)  # the candidate time from which each node counts
         order = np.argsort(row, kind="stable")
         row, block = row[order], self._block_of[order]
@@ -549,12 +559,12 @@ class SlurmBlock(TreeAllocator):
         left = free.copy()
         out = []
         for _ in range(k):
-            pieces = self._piece(seg, c)
-            if pieces is None:
+            piece = self._piece(seg, c)
+            if piece is None:
                 return None
-            ids = self._nodes(pieces, left)
+            ids = self._nodes(piece, left)
             left[ids] = False
-            for j, take in pieces:
+            for j, take in piece:
                 c[j] -= take
             out.append(ids)
         return np.sort(np.concatenate(out))
@@ -589,7 +599,8 @@ def _kth_per_range(values: np.ndarray, bounds: np.ndarray, k: int) -> np.ndarray
             return np.zeros(0, dtype=values.dtype)
         return np.partition(values.reshape(len(lengths), -1), k - 1, axis=1)[:, k - 1]
     order = np.lexsort((values, np.repeat(np.arange(len(lengths)), lengths)))
-    return values[order[bounds[:-1][lengths >= k] + k - 1]]
+    kth: np.ndarray = values[order[bounds[:-1][lengths >= k] + k - 1]]
+    return kth
 
 
 def _take_base_blocks(cl: list[int], b0: int, r: int, p: _Plan) -> list[tuple[int, int]] | None:
@@ -769,7 +780,9 @@ class SlurmBlockOracle:
                 lo, hi = int(a._bb_first[j]), int(a._bb_stop[j])
                 sub[lo:hi] = free[lo:hi]
             return self.piece_fits(a, sub, n)
-        seg, k = r.segment, n // r.segment
+        seg = r.segment
+        assert seg is not None  # the one kind left: a segmented request
+        k = n // seg
         if not self._layout(a, seg)[3]:
             return sum(total // seg for total, _ in self._avail(a, free, seg)) >= k
         left = free.copy()

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from topoalloc.base import Allocator
 from topoalloc.testing import allocator_machine, switch_trees
+from topoalloc.tree import TreeAllocator
 from topoalloc.tree import slurm_block as slurm_block_module
 from topoalloc.tree.slurm_block import DEFAULT_BLOCK_SIZES, BlockSizesError, SlurmBlock
 from topologies import RequestTypeError, SwitchTree, TreeRequest
@@ -255,6 +256,78 @@ def test_what_ifs_match_the_generic_defaults_on_busy_machines(tree, sizes, base)
             assert (got_t is None) == (want_t is None)
             if got_t is not None:
                 assert got_t[0] == want_t[0] and got_t[1].tolist() == want_t[1].tolist()
+
+
+def _leaf_sizes(sizes: list[int]) -> SwitchTree:
+    """One switch above base blocks of the given node counts."""
+    names = iter(f"n{i}" for i in range(sum(sizes)))
+    leaves = {f"b{k}": [next(names) for _ in range(m)] for k, m in enumerate(sizes)}
+    return SwitchTree.from_switches({"top": list(leaves)}, leaves)
+
+
+@pytest.mark.parametrize(("tree", "sizes", "request_", "ready", "now", "want", "bisected"), [
+    # found by TestSlurmBlockMachine: the llblock limit. 4 nodes on the machine level (7 base blocks, levels 1
+    # and 2), at most 2 llblocks (pairs). Ready by 1.5: base blocks 0, 1, 4, 5 (pairs 0 and 2) fit; by 2.5 base
+    # block 2 is also free and displaces 5 among the 4 fullest (0, 1, 2, 4: three pairs); by 4.0 0-3 fit again.
+    (SwitchTree.uniform((7, 1)), (2,), TreeRequest(4, switches=4), [0, 1, 2.5, 4, -np.inf, 1, 7], 1.5,
+     (1.5, [0, 1, 4, 5]), (4.0, [0, 1, 2, 3])),
+    # no llblock limit, aligned pairs: by 0 base blocks 2 and 3 (one pair) are the 2 fullest; by 1 base
+    # block 0 displaces 3 (lowest id on ties) and 0, 2 lie in two pairs; by 2 the pair 0-1 fits
+    (SwitchTree.uniform((4, 1)), None, TreeRequest(2, switches=2), [1, 2, 0, 0], -np.inf,
+     (0.0, [2, 3]), (2.0, [0, 1])),
+    # no placement once every node is ready: base blocks of 2, 2, 3 nodes, planning size 2, 4 nodes in an
+    # aligned pair; all ready, the 2 fullest are 2 and 0 (two pairs), but by 1 base block 2 has only 2 free
+    # and 0, 1 (one pair) are the fullest
+    (_leaf_sizes([2, 2, 3]), None, TreeRequest(4, switches=2), [1, 1, 1, 0, 2, 1, 0], -np.inf,
+     (1.0, [0, 1, 2, 3]), None),
+])
+def test_earliest_in_on_switches_tries_the_times_in_order(tree, sizes, request_, ready, now, want, bisected):
+    """Regression: ``switches=k`` runs the rule on the ``k`` base blocks with most free nodes
+    (:class:`~topoalloc.tree.TreeAllocator`'s default), so whether a piece spanning base blocks is
+    placed does not grow with the free set, and the bisection over the ready times that
+    ``earliest_in`` used for it (:meth:`TreeAllocator.earliest_in`) answered a later time, or none.
+    The expected answers are :meth:`Allocator.earliest_in`'s (the first time in order at which
+    ``place_in`` places it), derived by hand in the comments; ``bisected`` is what the bisection
+    gives, asserted so that each case keeps exercising a non-monotone free set."""
+    sb = SlurmBlock(tree, block_sizes=sizes)
+    ready = np.array(ready, dtype=float)
+    got = sb.earliest_in(request_, ready, now)
+    assert (got[0], got[1].tolist()) == want
+    generic = Allocator.earliest_in(sb, request_, ready, now)
+    assert (generic[0], generic[1].tolist()) == want
+    old = TreeAllocator.earliest_in(sb, request_, ready, now)
+    assert (None if old is None else (old[0], old[1].tolist())) == bisected
+
+
+@pytest.mark.parametrize("chunks", [None, (1, 64)])
+@pytest.mark.parametrize(("tree", "sizes", "base"), [
+    (SwitchTree.uniform((8, 3), names=("block", "node")), None, 1),  # aligned blocks of 2, 4, 8
+    (SwitchTree.uniform((13, 2), names=("block", "node")), (1, 4), 1),  # llblock limits, a short last block
+    (_uneven_blocks(), (1, 2, 4), None),  # base blocks of different sizes
+])
+def test_earliest_in_on_switches_matches_the_generic_default(tree, sizes, base, chunks, monkeypatch):
+    """``switches`` requests on busy machines with many distinct ready times: the same time and
+    nodes as :meth:`Allocator.earliest_in` -- also with the times tested one, two, four... at a
+    time (``chunks``: the counts per chunk forced small), so that the answer lies in a later
+    chunk -- and every base block's worth of switches (``k`` at least the base blocks: the plain
+    count rule)."""
+    if chunks is not None:
+        monkeypatch.setattr(slurm_block_module, "_FIRST_CHUNK", chunks[0])
+        monkeypatch.setattr(slurm_block_module, "_MAX_CHUNK", chunks[1])
+    rng = np.random.default_rng(11)
+    N = tree.size
+    a = SlurmBlock(tree, sizes, base)
+    L = a.n_base_blocks
+    while a.free > N // 2:
+        a.allocate(int(rng.integers(1, 5)))
+    for _ in range(40):
+        ready = np.where(rng.random(N) < 0.2, -np.inf, rng.integers(1, N, N).astype(float))
+        now = float(rng.choice([-np.inf, 3.0]))
+        r = TreeRequest(int(rng.integers(2, N // 2)), switches=int(rng.integers(1, L + 2)))
+        got, want = a.earliest_in(r, ready, now), Allocator.earliest_in(a, r, ready, now)
+        assert (got is None) == (want is None), (r, ready.tolist(), now)
+        if got is not None:
+            assert got[0] == want[0] and got[1].tolist() == want[1].tolist(), (r, ready.tolist(), now)
 
 
 # -- golden cases ------------------------------------------------------------------------------------
