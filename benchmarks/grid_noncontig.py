@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import numpy as np
+from grid import churn  # the same allocate/release churn as benchmarks/grid.py (this folder is on sys.path)
 
 from topoalloc.grid.curves import Curve
 from topoalloc.grid.mbs import MBS
@@ -53,55 +53,6 @@ def requests(topo: Torus, mix: str, rng: np.random.Generator, n: int) -> list:
         return [tuple(s) for s in sides]
     return rng.integers(1, max(1, topo.size // 16) + 1, n).tolist()
 
-
-def churn(alloc, reqs: list, seconds: float, seed: int = 0) -> dict:
-    """Throughput pass (no per-call timers), then a pass timing each allocate call."""
-    rng = np.random.default_rng(seed)
-    picks = rng.random(len(reqs)).tolist()
-    live: list = []
-    half = alloc.size // 2
-    i = 0
-    while alloc.free > half:  # warm-up: fill to 50%, untimed
-        a = alloc.allocate(reqs[i])
-        i = (i + 1) % len(reqs)
-        if a is not None:
-            live.append(a)
-    allocate, release = alloc.allocate, alloc.release
-    mask = len(reqs) - 1
-
-    def run(timed: bool, budget: float) -> tuple[int, int, int, float, float, list[int]]:
-        nonlocal i
-        costs: list[int] = []
-        ok = ops = rel = 0
-        perf = time.perf_counter_ns
-        deadline = time.perf_counter() + budget
-        t0 = time.perf_counter()
-        c0 = time.process_time()
-        while time.perf_counter() < deadline:
-            for _ in range(64):
-                i = (i + 1) & mask
-                if alloc.free > half or not live:
-                    if timed:
-                        s = perf()
-                        a = allocate(reqs[i])
-                        costs.append(perf() - s)
-                    else:
-                        a = allocate(reqs[i])
-                    if a is not None:
-                        live.append(a)
-                        ok += 1
-                else:
-                    j = int(picks[i] * len(live))
-                    live[j], live[-1] = live[-1], live[j]
-                    release(live.pop())
-                    rel += 1
-                ops += 1
-        return ok, ops, rel, time.perf_counter() - t0, time.process_time() - c0, costs
-
-    ok, ops, releases, elapsed, cpu, _ = run(False, seconds)
-    costs = run(True, seconds / 2)[5]
-    return {"pairs": ok / elapsed, "cpu_pairs": ok / max(cpu, 1e-9), "median_us": float(np.median(costs)) / 1000,
-            "success": ok / max(1, ops - releases)}
 
 
 def main() -> None:
