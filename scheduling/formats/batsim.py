@@ -139,6 +139,7 @@ from ._columns import (
     _str_text,
     _take,
 )
+from ._errors import FileLineError
 
 __all__ = [
     "BatsimError",
@@ -190,20 +191,10 @@ _SPREAD = "DefinedAmountsSpreadUniformly"
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-class BatsimError(ValueError):
+class BatsimError(FileLineError):
     """A Batsim file that cannot be read, or a value that cannot be written: the message names the
     file, the line (when there is one) and the bad value; ``file``, ``line`` and ``problem`` hold
     the parts."""
-
-    def __init__(self, file: str, line: int | None, problem: str) -> None:
-        self.file = file
-        self.line = line
-        self.problem = problem
-        where = f"{file}, line {line}" if line is not None else file
-        super().__init__(f"{where}: {problem}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.file, self.line, self.problem))
 
 
 @dataclass

@@ -109,6 +109,7 @@ import numpy as np
 from ..kernel.jobs import Job
 from ..workloads import SkippedLine, SWFHeader, SWFReport, SWFTrace
 from ._columns import _decimal_fields, _field_strings, _gather, _gc_paused, _make_jobs, _picker, _split_fields
+from ._errors import FileLineError
 
 __all__ = [
     "SacctError",
@@ -135,19 +136,9 @@ _NO_LIMIT = frozenset(("UNLIMITED", "Partition_limit", "INVALID", ""))
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-class SacctError(ValueError):
+class SacctError(FileLineError):
     """An ``sacct`` dump that cannot be read: the message names the file, the line and the value;
     ``file``, ``line`` and ``problem`` hold the parts."""
-
-    def __init__(self, file: str, line: int | None, problem: str) -> None:
-        self.file = file
-        self.line = line
-        self.problem = problem
-        where = f"{file}, line {line}" if line is not None else file
-        super().__init__(f"{where}: {problem}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.file, self.line, self.problem))
 
 
 @dataclass
