@@ -1,7 +1,7 @@
 """Trace and schedule formats: reading and writing 100,000 jobs in each, against the SWF reader.
 
-    python benchmarks/formats.py                 # 100,000 jobs, median of 3 runs
-    python benchmarks/formats.py --jobs 20000 --runs 5
+    python benchmarks/formats.py                 # 100,000 jobs, 5 rounds
+    python benchmarks/formats.py --jobs 20000 --runs 3
 
 Made here, from one seeded generator (numpy PCG64, seed 1): a site of 1,024 nodes under 32 leaf
 switches (``topology.conf``), 100,000 jobs of 1-64 nodes on node ranges of that site, and from
@@ -10,23 +10,30 @@ them, in a temporary folder:
 * an SWF file of the jobs (``write_records``), read by ``load_swf`` -- the reference, measured in
   the same run on the same jobs;
 * an ``sacct --parsable2`` dump, each job followed by its ``.batch`` and ``.extern`` steps (as
-  Slurm writes them), 5% of the jobs cancelled before they started: 295,000 lines, read by
-  ``read_sacct`` with the site's tree (hostlists expanded and mapped to node ids);
+  Slurm writes them), 5% of the jobs cancelled before they started (no steps, reported as never
+  started): 290,001 lines, read by ``read_sacct`` with the site's tree (hostlists expanded and
+  mapped to node ids); beside it two floors: reading its bytes and finding its lines (one numpy
+  pass), and building its kept jobs alone (a ``Job`` and six ``attrs`` each, as the reader builds
+  them, from columns prepared beforehand);
 * a Batsim workload (``write_workload`` of the jobs, one delay profile per distinct run time),
-  read back by ``read_workload``; beside them ``orjson.loads`` of the same bytes (the floor:
-  ``read_workload`` parses with it, and the jobs it builds cost what the SWF reader's cost), the
-  standard library's ``json.loads`` (what it parsed with before) and ``json.dumps`` of the parsed
-  document;
+  read back by ``read_workload``; beside it two floors, ``orjson.loads`` of the same bytes
+  (``read_workload`` parses with it) and building its jobs alone (a ``Job`` and two ``attrs``
+  each), then the standard library's ``json.loads`` (what it parsed with before) and
+  ``json.dumps`` of the parsed document;
 * a Batsim ``_jobs.csv`` of a schedule of the jobs with their nodes (``write_jobs_csv`` of a
   result built from the jobs' recorded starts and nodes), read back by ``read_jobs_csv``.
 
 Each step is timed on its own (wall ``time.perf_counter`` and process CPU ``time.process_time``,
-after the previous run's output is freed and a garbage collection), the median of ``--runs``
-runs; the rates are per CPU second, the steadier figure on a machine shared with other work;
-lines per second counts every line of the file (the sacct dump's step lines too), jobs per
-second the jobs. The target (issue 28) is at least the SWF reader's rate per job, and at least
-300,000 lines/s for the line formats (SWF, sacct, ``_jobs.csv``). Figures depend on the machine
-and on what else runs on it: give the SWF figure of the same run beside the others.
+after the previous step's output is freed and a garbage collection), in ``--runs`` rounds of every
+step, so that each step is compared with the SWF reader of its own round (a shared machine's load
+changes between rounds more than within one). Printed: the medians over the rounds, rates per CPU
+second (the steadier figure on a shared machine), lines per second over every line of the file
+(the sacct dump's step lines too), jobs per second over the jobs a reader returns (the sacct
+dump's kept jobs: 95,000), and "vs SWF", the rate per job over the SWF reader's of the same round
+(median, and the range over the rounds). The target (issue 28) is at least the SWF reader's rate
+per job, and at least 300,000 lines/s for the line formats (SWF, sacct, ``_jobs.csv``). Figures
+depend on the machine and on what else runs on it: give the SWF figure of the same run beside the
+others.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scheduling.formats._columns import _gc_paused, _make_jobs  # noqa: E402
 from scheduling.formats.batsim import read_workload, write_workload  # noqa: E402
 from scheduling.formats.batsim_jobs import read_jobs_csv, write_jobs_csv  # noqa: E402
 from scheduling.formats.sacct import read_sacct  # noqa: E402
@@ -144,67 +152,106 @@ def schedule_result(c: dict[str, np.ndarray]) -> SimulationResult:
                             "recorded", 0, placements=placements)
 
 
-def median_time(fn: Callable[[], Any], runs: int) -> tuple[float, float, Any]:
-    """``(median wall seconds, median CPU seconds, the last output)``."""
-    walls, cpus, out = [], [], None
-    for _ in range(runs):
-        out = None  # the previous run's output is freed here, before the clocks start, not inside this run
-        gc.collect()
-        w, c = time.perf_counter(), time.process_time()
-        out = fn()
-        walls.append(time.perf_counter() - w)
-        cpus.append(time.process_time() - c)
-    return statistics.median(walls), statistics.median(cpus), out
+def jobs_alone(got: Any) -> Callable[[], list[Any]]:
+    """Building a reader's jobs alone, as the reader builds them (a ``Job`` each, field by field,
+    with its ``attrs``: six for an sacct dump, two for a Batsim workload; no cyclic garbage
+    collection meanwhile), from columns prepared beforehand: the part of the reader's cost that
+    is Python objects per job, whatever the parsing costs."""
+    jobs = list(got)
+    ids, arrivals, runtimes = [j.id for j in jobs], [j.arrival for j in jobs], [j.runtime for j in jobs]
+    requests, estimates, sizes = [j.request for j in jobs], [j.estimate for j in jobs], [j.size for j in jobs]
+    arrays = (np.array(arrivals), np.array(runtimes))
+    keys = list(jobs[0].attrs)
+    values = [[j.attrs[k] for j in jobs] for k in keys]
+    if keys == ["recorded_wait", "nodes", "slurm_id", "state", "partition", "line"]:
+        def make_attrs() -> list[dict[str, Any]]:
+            return [{"recorded_wait": w, "nodes": nd, "slurm_id": i, "state": st, "partition": pa, "line": ln}
+                    for w, nd, i, st, pa, ln in zip(*values, strict=True)]
+    else:
+        assert keys == ["batsim_id", "batsim_profile"], keys
+
+        def make_attrs() -> list[dict[str, Any]]:
+            return [{"batsim_id": a, "batsim_profile": b} for a, b in zip(*values, strict=True)]
+
+    def build() -> list[Any]:
+        with _gc_paused():  # as in the readers
+            return _make_jobs(ids, arrivals, requests, runtimes, estimates, sizes, make_attrs(), arrays=arrays)
+
+    return build
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """``(wall seconds, CPU seconds, output)`` of one call, after a garbage collection (the previous
+    call's output is freed by the caller before this one starts)."""
+    gc.collect()
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w, time.process_time() - c, out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=100_000)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args(argv)
     c = make_jobs(args.jobs)
     n = args.jobs
     tree = read_slurm_topology_conf(site_conf())
-    print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs; {n:,} jobs, median of "
-          f"{args.runs} runs")
-    rows = []
+    print(f"python {platform.python_version()}, numpy {np.__version__}, orjson {orjson.__version__}, "
+          f"{os.cpu_count()} CPUs; {n:,} jobs, {args.runs} rounds")
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
-        swf, sacct = folder / "jobs.swf", folder / "site.sacct"
+        swf, sacct, wl, jc = folder / "jobs.swf", folder / "site.sacct", folder / "w.json", folder / "s_jobs.csv"
         swf_lines = write_swf_jobs(swf, c)
         sacct_lines = write_sacct(sacct, c)
-        t, cpu, trace = median_time(lambda: load_swf(swf), args.runs)
-        rows.append(("SWF load_swf (reference)", swf_lines, len(trace), t, cpu))
-        t, cpu, got = median_time(lambda: read_sacct(sacct, tree), args.runs)
-        rows.append(("sacct read_sacct", sacct_lines, len(got), t, cpu))
-        wl = folder / "w.json"
-        t, cpu, _ = median_time(lambda: write_workload(wl, trace, nb_res=NODES), args.runs)
-        rows.append(("Batsim write_workload", None, len(trace), t, cpu))
-        t, cpu, w = median_time(lambda: read_workload(wl), args.runs)
-        rows.append(("Batsim read_workload", None, len(w), t, cpu))
-        data = wl.read_bytes()
-        t, cpu, doc = median_time(lambda: orjson.loads(data), args.runs)
-        rows.append(("  orjson.loads (floor)", None, len(doc["jobs"]), t, cpu))
-        text = wl.read_text()
-        t, cpu, doc = median_time(lambda: json.loads(text), args.runs)
-        rows.append(("  json.loads alone", None, len(doc["jobs"]), t, cpu))
-        t, cpu, _ = median_time(lambda: json.dumps(doc), args.runs)
-        rows.append(("  json.dumps alone", None, len(doc["jobs"]), t, cpu))
+        trace = load_swf(swf)
+        write_workload(wl, trace, nb_res=NODES)
+        data, text = wl.read_bytes(), wl.read_text()
+        doc = json.loads(text)
         result = schedule_result(c)
-        jc = folder / "s_jobs.csv"
-        t, cpu, _ = median_time(lambda: write_jobs_csv(jc, result, trace), args.runs)
-        rows.append(("Batsim write_jobs_csv", n + 1, n, t, cpu))
-        t, cpu, s = median_time(lambda: read_jobs_csv(jc), args.runs)
-        rows.append(("Batsim read_jobs_csv", n + 1, len(s), t, cpu))
+        kept = len(read_sacct(sacct, tree))
+        # label, lines, the step, the jobs it handled (from its output; None: n)
+        steps: list[tuple[str, int | None, Callable[[], Any], Callable[[Any], int] | None]] = [
+            ("SWF load_swf (reference)", swf_lines, lambda: load_swf(swf), len),
+            ("sacct read_sacct", sacct_lines, lambda: read_sacct(sacct, tree), len),
+            ("  its bytes, lines found", sacct_lines,
+             lambda: np.flatnonzero(np.frombuffer(sacct.read_bytes(), dtype=np.uint8) == 10), lambda _: kept),
+            ("  its jobs built alone", None, jobs_alone(read_sacct(sacct, tree)), len),
+            ("Batsim write_workload", None, lambda: write_workload(wl, trace, nb_res=NODES), None),
+            ("Batsim read_workload", None, lambda: read_workload(wl), len),
+            ("  orjson.loads alone", None, lambda: orjson.loads(data), lambda d: len(d["jobs"])),
+            ("  its jobs built alone", None, jobs_alone(read_workload(wl)), len),
+            ("  json.loads alone", None, lambda: json.loads(text), lambda d: len(d["jobs"])),
+            ("  json.dumps alone", None, lambda: json.dumps(doc), None),
+            ("Batsim write_jobs_csv", n + 1, lambda: write_jobs_csv(jc, result, trace), None),
+            ("Batsim read_jobs_csv", n + 1, lambda: read_jobs_csv(jc), len),
+        ]
+        # Rounds: every step once per round, so that each is compared with the SWF reader of its own
+        # round (the machine's load changes between rounds, less within one).
+        walls: list[list[float]] = [[] for _ in steps]
+        cpus: list[list[float]] = [[] for _ in steps]
+        jobs = [n] * len(steps)
+        for _ in range(args.runs):
+            for k, (_, _, fn, count) in enumerate(steps):
+                w, cpu, out = timed(fn)
+                walls[k].append(w)
+                cpus[k].append(cpu)
+                if count is not None:
+                    jobs[k] = count(out)
+                out = None
+        s = read_jobs_csv(jc)
         assert s.starting_time.tolist() == result.table["start"].tolist()
         assert all(np.array_equal(s.placements[i], result.placements[i]) for i in (1, n // 2, n))
-    ref = rows[0][2] / rows[0][4]
-    print("rates from CPU seconds (steadier on a shared machine); 'vs SWF': jobs per CPU second over the SWF reader's")
-    print(f"{'step':<26}{'lines':>8}{'jobs':>8}{'wall s':>8}{'CPU s':>7}{'lines/s':>10}{'jobs/s':>10}{'vs SWF':>7}")
-    for label, lines, jobs, t, cpu in rows:
+    print("CPU seconds, medians over the rounds; 'vs SWF': jobs per CPU second over the SWF reader's of the same "
+          "round, median (min-max)")
+    print(f"{'step':<26}{'lines':>8}{'jobs':>8}{'wall s':>8}{'CPU s':>7}{'lines/s':>12}{'jobs/s':>12}"
+          f"{'vs SWF':>8}  {'range':<11}")
+    for k, (label, lines, _, _) in enumerate(steps):
+        cpu = statistics.median(cpus[k])
+        ratios = [jobs[k] / x / (jobs[0] / ref) for x, ref in zip(cpus[k], cpus[0], strict=True)]
         ls = f"{lines / cpu:,.0f}" if lines else "-"
-        print(f"{label:<26}{lines or '-':>8}{jobs:>8}{t:>8.3f}{cpu:>7.3f}{ls:>10}{jobs / cpu:>10,.0f}"
-              f"{jobs / cpu / ref:>7.2f}")
+        print(f"{label:<26}{lines or '-':>8}{jobs[k]:>8}{statistics.median(walls[k]):>8.3f}{cpu:>7.3f}{ls:>12}"
+              f"{jobs[k] / cpu:>12,.0f}{statistics.median(ratios):>8.2f}  {min(ratios):.2f}-{max(ratios):.2f}")
     return 0
 
 

@@ -13,7 +13,8 @@ column at a time rather than a line at a time.
   separators (:func:`_rows`, one scatter per column); read back from a file's bytes
   (:func:`_split_fields` finds every field of every line with one pass per separator byte,
   :func:`_field_strings` makes one column's strings with one decode and one split,
-  :func:`_decimal_fields` its numbers).
+  :func:`_decimal_fields` its numbers, :func:`_uints` its unsigned integers, :func:`_factorize`
+  its distinct values, :func:`_rows_at` the bytes at given offsets as the rows of a matrix).
 
 The SWF reader (:mod:`.swf_read`, :mod:`.swf_load`) uses the same methods on its own columns, and
 its parser the same idea (numpy over the bytes, a per-line reference for anything else). Every
@@ -368,3 +369,118 @@ def _decimal_fields(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> t
     np.negative(values, out=values, where=minus)
     values[~ok] = np.nan
     return values, ok
+
+
+def _rows_at(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """``(len(starts), width)`` bytes: row ``i`` holds ``data[starts[i]:starts[i] + width]``, newlines
+    past the end of ``data`` (``starts`` ascending, at least 0). One gather through a sliding window (no index
+    per byte, no copy of ``data``); the rows that reach past the end come from a padded copy of
+    the last ``width`` bytes."""
+    out = np.empty((starts.size, width), dtype=np.uint8)
+    inner = int(np.searchsorted(starts, data.size - width, side="right"))  # rows wholly inside data
+    if inner:
+        out[:inner] = np.lib.stride_tricks.sliding_window_view(data, width)[starts[:inner]]
+    if inner < starts.size:
+        base = max(data.size - width, 0)
+        tail = np.concatenate([data[base:], np.full(width, 10, dtype=np.uint8)])
+        out[inner:] = np.lib.stride_tricks.sliding_window_view(tail, width)[starts[inner:] - base]
+    return out
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit multiplier (the golden ratio's fraction)
+
+
+def _factorize(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+               widest: int = 64) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, first)``: the distinct fields ``data[starts[i]:ends[i]]``, numbered in order of
+    first use -- ``first[k]``: the row where value ``k`` first occurs, ``codes[i]``: row ``i``'s
+    value -- found without a Python object per field: each field's bytes (zero-padded to whole
+    64-bit words, at most ``widest`` bytes) and length are hashed (a multiply-xor-shift per word,
+    the mixing step of the usual multiplicative hashes: Knuth, TAOCP vol. 3, section 6.4, with the
+    golden-ratio multiplier) and the hashes ranked -- peeled off one value at a time when there are
+    at most :data:`_FEW` (:func:`_peel`), else by ``numpy.unique`` --; every field is then
+    compared, word by word, with its value's first occurrence, so a hash collision cannot merge
+    two values (``None`` then, and for a field longer than ``widest``: the caller goes through the
+    strings). O(fields x words + fields log fields), O(fields x values) for a few values.
+
+    >>> codes, first = _factorize(np.frombuffer(b"b|a|b|", dtype=np.uint8), np.array([0, 2, 4]), np.array([1, 3, 5]))
+    >>> codes.tolist(), first.tolist()
+    ([0, 1, 0], [0, 1])
+    """
+    n = starts.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    lens = ends - starts
+    top = int(lens.max())
+    if top > widest:
+        return None
+    width = max(8, -(-top // 8) * 8)
+    cells = _rows_at(data, starts, width)
+    np.multiply(cells, np.arange(width) < lens[:, None], out=cells)  # zeros after each field
+    words = cells.view(np.uint64)  # fields x words
+    h = lens.astype(np.uint64)
+    for j in range(words.shape[1]):
+        h *= _MIX
+        h ^= words[:, j]
+        h ^= h >> np.uint64(29)
+    peeled = _peel(h, _FEW)
+    if peeled is not None:
+        codes, first = peeled
+    else:  # many values: ranked by a sort
+        _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+        by_use = np.argsort(first)  # the values in order of first use
+        rank = np.empty_like(by_use)
+        rank[by_use] = np.arange(by_use.size)
+        codes, first = rank[inverse.ravel()], first[by_use]
+    rep = first[codes]
+    if not ((lens[rep] == lens).all() and (words[rep] == words).all()):
+        return None
+    return codes, first
+
+
+_FEW = 8  # a column of at most this many distinct values is factorized by peeling them off one by one
+
+
+def _peel(keys: np.ndarray, few: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_factorize`'s ``(codes, first)`` of ``keys`` when they hold at most ``few`` distinct
+    values (a state, a partition): the first row's value taken off the rest, then the next's, one
+    comparison over the rows left per value, O(rows x values); ``None`` beyond ``few``."""
+    codes = np.empty(keys.size, dtype=np.int64)
+    rest = np.arange(keys.size)
+    first: list[int] = []
+    while rest.size:
+        if len(first) == few:
+            return None
+        i = int(rest[0])
+        same = keys[rest] == keys[i]
+        codes[rest[same]] = len(first)
+        first.append(i)
+        rest = rest[~same]
+    return codes, np.array(first, dtype=np.int64)
+
+
+def _uints(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, most: int = 15) -> np.ndarray | None:
+    """The fields ``data[starts[i]:ends[i]]`` (``starts`` ascending) as int64 when every one is 1 to
+    ``most`` (at most 18) ASCII digits, else ``None`` (the caller converts the column another way).
+    The fields' bytes are read as rows of a matrix (:func:`_rows_at`) and the digits combined
+    one place at a time (Horner's rule over the columns). O(fields x digits).
+
+    >>> _uints(np.frombuffer(b"12|007|3", dtype=np.uint8), np.array([0, 3, 7]), np.array([2, 6, 8])).tolist()
+    [12, 7, 3]
+    """
+    lens = ends - starts
+    if lens.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    width = int(lens.max())
+    if int(lens.min()) < 1 or width > min(most, 18):
+        return None
+    d = _rows_at(data, starts, width).astype(np.int64)
+    d -= 48
+    inside = np.arange(width) < lens[:, None]
+    if ((d.view(np.uint64) > 9) & inside).any():  # below '0' wraps round
+        return None
+    value = d[:, 0].copy()
+    for j in range(1, width):
+        more = inside[:, j]
+        value[more] = value[more] * 10 + d[more, j]
+    return value

@@ -332,7 +332,8 @@ class _Profiles:
         self.lines = lines
         self.speed = host_speed
         self.bandwidth = bandwidth
-        self.kind: dict[str, str] = {}
+        self._kind: dict[str, str] | None = {}
+        self._quick: list[str] = []  # delay profiles whose kind is not yet in _kind (see kind)
         self.fixed_n: dict[str, int] = {}  # hosts of a parallel profile
         self.matrix: dict[str, np.ndarray] = {}
         self._time: dict[tuple[str, int], float | str] = {}
@@ -355,10 +356,14 @@ class _Profiles:
             if amount_types <= {int, float} and (not amounts or (min(amounts) >= 0 and
                                                                  math.isfinite(math.fsum(amounts)))):
                 quick = delay
-                self.kind = dict.fromkeys(quick, "delay")
+                if len(quick) == len(names):  # every profile a delay: their kinds written when asked for
+                    self._kind, self._quick = None, quick
+                else:
+                    self._kind = dict.fromkeys(quick, "delay")
                 self.delay = dict(zip(delay, amounts if amount_types <= {float} else map(float, amounts),
                                       strict=True))
-        for pname in names if not quick else [k for k in names if k not in self.kind]:
+        rest = names if not quick else [] if len(quick) == len(names) else [k for k in names if k not in self.kind]
+        for pname in rest:
             self._check(pname, profiles[pname])
             if self.kind[pname] == "delay":
                 self.delay[pname] = float(profiles[pname]["delay"])
@@ -366,6 +371,13 @@ class _Profiles:
         self.communicating = {k for k, v in self.kind.items() if k in self.matrix or
                               v in ("parallel_homogeneous", "parallel_homogeneous_total")} \
             if len(self.delay) < len(names) else set()
+
+    @property
+    def kind(self) -> dict[str, str]:
+        """Each profile's type, by name (Batsim 4 spelling)."""
+        if self._kind is None:
+            self._kind = dict.fromkeys(self._quick, "delay")
+        return self._kind
 
     def error(self, pname: str, problem: str) -> BatsimError:
         return BatsimError(self.file, self.lines.profile(pname), f"profile {pname!r}: {problem}")
@@ -591,8 +603,11 @@ def _integer_ids(ids: list[Any], id_types: set[type]) -> list[int] | None:
         return ids
     if id_types <= {str}:
         joined = "".join(ids)
-        if joined.isdigit() and joined.isascii() and "" not in ids:
-            return list(map(int, ids))
+        if joined.isdigit() and joined.isascii():
+            try:
+                return list(map(int, ids))
+            except ValueError:  # an empty id
+                return None
         return None
     if all(type(v) is int or (v.isdigit() and v.isascii()) for v in ids):
         return list(map(int, ids))
@@ -640,14 +655,13 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
     if not wall_types <= {int, float, type(None)}:
         i = next(i for i, v in enumerate(wall) if type(v) not in (int, float, type(None)))
         raise refuse(i, f"'walltime' must be a number, got {json.dumps(wall[i])}")
-    known = profiles.kind
     try:
         times: list[Any] = list(map(profiles.delay.get, prof))  # a delay profile's run time, else None
     except TypeError:  # an unhashable value (a list, an object)
         times = [None] * n
     if None in times:
         for i in [i for i, t in enumerate(times) if t is None]:
-            if type(prof[i]) is not str or prof[i] not in known:
+            if type(prof[i]) is not str or prof[i] not in profiles.kind:
                 raise refuse(i, f"'profile' {prof[i]!r} is not a profile of the workload")
     subtime = np.array(sub, dtype=float)
     if n and not np.isfinite(subtime).all():
@@ -706,7 +720,7 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
     for p in profiles.communicating & set(prof) if profiles.communicating else ():
         if p in matrix:
             extra[p] = {"com": matrix[p]}
-        elif known[p] in ("parallel_homogeneous", "parallel_homogeneous_total"):
+        elif profiles.kind[p] in ("parallel_homogeneous", "parallel_homogeneous_total"):
             extra[p] = {"com_per_pair": float(profiles.raw[p].get("com", 0))}
     if extra:
         attrs = [{"batsim_id": a, "batsim_profile": b, **extra.get(b, {})} for a, b in zip(kept_ids, kept_prof,

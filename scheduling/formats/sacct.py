@@ -63,19 +63,28 @@ without a topology), ``other partition`` (``partitions=``), ``duplicate job id``
 is not a hostlist expression; a node that the topology lacks.
 
 **Speed.** A file whose every line has its fields, ends in ``\n`` and starts with its header is
-read a column at a time from its bytes (:func:`~._columns._split_fields`): step lines found by the
-``.`` in their ``JobID`` field, the times converted from their digits by the days-from-civil
-formula (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", ``days_from_civil``: numpy's
-proleptic Gregorian calendar), the counts and ids by :func:`~._columns._decimal_fields`, and only
-the columns used turned into strings; any other file (a cut line, CRLF line ends, an open text
+read a column at a time from its bytes (the field parsers: :mod:`._sacct_fields`). When ``JobID``
+is the first column, the step lines (two or more per job in a real dump) are dropped first, in
+bulk: each line's first 32 bytes are read at once as one row of a matrix (a sliding window
+gathered at the line starts) for the ``.`` before its first ``|``
+(:func:`~._sacct_fields._drop_steps`), and only the job lines are gathered and split into fields
+(:func:`~._columns._split_fields`). The columns of few distinct values (``State``, ``NodeList``,
+``Partition``) are factorized from their bytes (:func:`~._columns._factorize`: hashed, ranked,
+each field compared with its value's first occurrence), so that each distinct value is decoded
+and mapped once and the kept jobs share its objects; the times are converted from their digits
+by the days-from-civil formula (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
+``days_from_civil``: numpy's proleptic Gregorian calendar), the time limits in the forms sacct
+prints from their digits (:func:`~._sacct_fields._limit_seconds`, the others by
+:func:`parse_timelimit`), the counts and ids by :func:`~._columns._uints`, and only ``JobID`` and
+the kept lines turned into strings. Any other file (a cut line, CRLF line ends, an open text
 file) is read line by line by the reference reader, and a column holding anything the column
-parsers do not take is converted by it too, so both give the same jobs and report (a test checks
-this). Each distinct ``NodeList`` and ``Timelimit`` is expanded once; many node lists are mapped
-at once (:func:`_map_nodelists`: the topology's names grouped by prefix, suffix and digit count,
-each range one slice of a lookup array), the others one by one, the simple hostlist forms
-(``node[001-004,010]``, ``a1,b[2-3]-ib``) expanded here and every other form by
-``python-hostlist`` (tests check both give the same names). O(bytes) numpy work plus O(jobs)
-Python objects and O(ranges) for the node lists; ``benchmarks/formats.py`` measures it.
+parsers do not take is converted by it too, so both give the same jobs and report (tests check
+this). Many node lists are mapped at once (:func:`~._sacct_fields._map_nodelists`: the topology's
+names grouped by prefix, suffix and digit count, each range one slice of a lookup array), the
+others one by one, the simple hostlist forms (``node[001-004,010]``, ``a1,b[2-3]-ib``) expanded
+here and every other form by ``python-hostlist`` (tests check both give the same names). O(bytes)
+numpy work plus O(jobs) Python objects and O(ranges) for the node lists;
+``benchmarks/formats.py`` measures it.
 
 >>> import io
 >>> from topologies.tree_files import read_slurm_topology_conf
@@ -108,8 +117,27 @@ import numpy as np
 
 from ..kernel.jobs import Job
 from ..workloads import SkippedLine, SWFHeader, SWFReport, SWFTrace
-from ._columns import _decimal_fields, _field_strings, _gather, _gc_paused, _make_jobs, _picker, _split_fields
+from ._columns import (
+    _factorize,
+    _field_strings,
+    _gc_paused,
+    _make_jobs,
+    _picker,
+    _rows_at,
+    _split_fields,
+    _uints,
+)
 from ._errors import FileLineError
+from ._sacct_fields import (
+    _ITEMS,
+    _LIMIT_WIDTH,
+    _NO_TIME,
+    _SIMPLE,
+    _drop_steps,
+    _fast_times,
+    _limit_seconds,
+    _map_nodelists,
+)
 
 __all__ = [
     "SacctError",
@@ -130,7 +158,6 @@ FINISHED_STATES = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "
 _ACTIVE = frozenset(("RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "RESIZING", "STOPPED", "SIGNALING",
                      "STAGE_OUT", "POWER_UP_NODE", "UPDATE_DB"))
 _REQUEUED = frozenset(("REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "SPECIAL_EXIT", "RESV_DEL_HOLD"))
-_NO_TIME = frozenset(("Unknown", "None", ""))
 _NO_NODES = frozenset(("None assigned", "(null)", ""))
 _NO_LIMIT = frozenset(("UNLIMITED", "Partition_limit", "INVALID", ""))
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -207,8 +234,32 @@ def parse_timelimit(text: str) -> float | None:
     return float(((d * 24 + h) * 60 + mi) * 60 + s)
 
 
-_ITEMS = re.compile(r"(?:[^,\[]|\[[^\]]*\])+")
-_SIMPLE = re.compile(r"([^\[\],]*)\[([0-9,\-]+)\]([^\[\],]*)")
+def _time_limits(texts: list[str]) -> list[float | None | str]:
+    """:func:`parse_timelimit` of each text, ``"bad"`` where it refuses one. The forms sacct prints
+    -- ``MM:SS``, ``HH:MM:SS``, ``D-HH:MM:SS`` in ASCII digits -- are converted at once from their
+    digits (:func:`~._sacct_fields._limit_seconds`), any other text by :func:`parse_timelimit`. O(characters).
+
+    >>> _time_limits(["1-02:00:00", "30:00", "UNLIMITED", "soon"])
+    [93600.0, 1800.0, None, 'bad']
+    """
+    out: list[float | None | str] = [None] * len(texts)
+    todo: Sequence[int] = range(len(texts))
+    joined = "\n".join(texts)
+    if texts and joined.isascii():
+        data = np.frombuffer(b"\n" * _LIMIT_WIDTH + joined.encode("ascii"), dtype=np.uint8)
+        lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        ends = np.cumsum(lens + 1) - 1  # where each text ends in ``joined``, i.e. its last bytes start in ``data``
+        secs, ok = _limit_seconds(_rows_at(data, ends, _LIMIT_WIDTH), lens)
+        good = np.flatnonzero(ok).tolist()
+        for k, v in zip(good, secs[good].astype(np.float64).tolist(), strict=True):
+            out[k] = v
+        todo = np.flatnonzero(~ok).tolist()
+    for k in todo:
+        try:
+            out[k] = parse_timelimit(texts[k])
+        except ValueError:
+            out[k] = "bad"
+    return out
 
 
 def expand_nodelist(expr: str) -> list[str]:
@@ -361,35 +412,36 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
         return SacctTrace([], [], header, report, size, topology, None)
 
     jobid = table.strings("JobID")
-    state_text = table.strings("State")
-    normal = {t: t.split(" ", 1)[0].rstrip("+") for t in set(state_text)}  # "CANCELLED by 1234" is CANCELLED
-    state = list(map(normal.__getitem__, state_text))
-    nodelist = table.strings("NodeList")
     n = table.n
+    # the columns of few distinct values as (code per row, distinct strings): per distinct value, not per row
+    st_code, st_text = table.codes("State")
+    st_norm = [t.split(" ", 1)[0].rstrip("+") for t in st_text]  # "CANCELLED by 1234" is CANCELLED
+    nl_code, nl_text = table.codes("NodeList")
+    pa_text: list[Any] = [None]  # no Partition column: None
+    pa_code = np.zeros(n, dtype=np.int64)
+    if "Partition" in col:
+        pa_code, pa_text = table.codes("Partition")
     reason = np.zeros(n, dtype=np.int8)
 
     def mark(mask: np.ndarray, code: int) -> None:
         reason[(reason == 0) & mask] = code
 
+    def per_row(values: list[Any], codes: np.ndarray, dtype: Any) -> np.ndarray:
+        return np.array(values, dtype=dtype)[codes]
+
     kind = {**dict.fromkeys(FINISHED_STATES, 0), **dict.fromkeys(_ACTIVE, 3), **dict.fromkeys(_REQUEUED, 4),
             "PENDING": 2, "REVOKED": 5}
-    code_of = {t: kind.get(v, 1) for t, v in normal.items()}
-    reason[:] = np.fromiter(map(code_of.__getitem__, state_text), dtype=np.int8, count=n)
-    if not set(normal.values()) <= keep_states:
-        dropped = {t: v not in keep_states for t, v in normal.items()}
-        mark(np.fromiter(map(dropped.__getitem__, state_text), dtype=bool, count=n), _R["state not kept"])
-    partition: list[Any] = table.strings("Partition") if "Partition" in col else [None] * n
+    reason[:] = per_row([kind.get(v, 1) for v in st_norm], st_code, np.int8)
+    if not set(st_norm) <= keep_states:
+        mark(per_row([v not in keep_states for v in st_norm], st_code, bool), _R["state not kept"])
     if parts is not None:
-        mark(np.fromiter((p not in parts for p in partition), dtype=bool, count=n), _R["other partition"])
+        mark(per_row([p not in parts for p in pa_text], pa_code, bool), _R["other partition"])
     submit, bad1 = table.times("Submit")
     start, bad2 = table.times("Start")
     end, bad3 = table.times("End")
     mark(bad1 | bad2 | bad3, _R["bad time"])
     mark(np.isnat(submit), _R["unknown submit time"])
-    empty = {e: e in _NO_NODES for e in set(nodelist)}
-    no_nodes = np.fromiter(map(empty.__getitem__, nodelist), dtype=bool, count=n) if any(empty.values()) else \
-        np.zeros(n, dtype=bool)
-    mark(np.isnat(start) | no_nodes, _R_NO_START)
+    mark(np.isnat(start) | per_row([e in _NO_NODES for e in nl_text], nl_code, bool), _R_NO_START)
     mark(np.isnat(end), _R["unknown end time"])
     sub_i = submit.astype(np.int64)
     start_i = start.astype(np.int64)
@@ -398,40 +450,35 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     mark(end_i < start_i, _R["end before start"])
     nnodes = table.counts("NNodes")
     mark(nnodes < 1, _R["non-integer field"])
-    limits: dict[str, float | None | str] = {}
-    tl_text = table.strings("Timelimit") if "Timelimit" in col else [""] * n
-    for v in dict.fromkeys(tl_text):
-        try:
-            limits[v] = parse_timelimit(v)
-        except ValueError:
-            limits[v] = "bad"
-    if "bad" in limits.values():
-        mark(np.fromiter((limits[v] == "bad" for v in tl_text), dtype=bool, count=n), _R["bad time limit"])
+    # seconds, NaN for no limit (UNLIMITED...), and the limits parse_timelimit refuses
+    limit, bad_limit = table.limits("Timelimit") if "Timelimit" in col else (np.full(n, np.nan), np.zeros(n, bool))
+    mark(bad_limit, _R["bad time limit"])
     # node lists of the jobs still in: each distinct one expanded once
-    nodes: list[np.ndarray | None] = [None] * n
+    node_pos = np.full(n, -1, dtype=np.int64)  # each row's node list in ``arrays`` (-1: none)
+    arrays: list[np.ndarray | None] = [None]
     if node_index is not None:
         live = np.flatnonzero(reason == 0)
-        live_list = live.tolist()
-        exprs = _picker(live_list)(nodelist) if live_list else []
-        where = dict.fromkeys(exprs)  # each distinct node list, in order of first use
+        live_codes = nl_code[live]
+        used, first = np.unique(live_codes, return_index=True)
+        by_use = np.argsort(first, kind="stable")  # each distinct node list, in order of first use
+        used, first = used[by_use], first[by_use]
+        exprs = [nl_text[c] for c in used.tolist()]
         # many lists: all at once (the topology's names indexed once); a few: one by one
-        mapped = _map_nodelists(list(where), node_index) if len(where) * 16 >= len(node_index) else {}
-        if len(mapped) < len(where):  # the others one by one, in order: the first bad one is the error
-            first_line = dict(zip(reversed(exprs), reversed(_picker(live_list)(line_of)), strict=True))
-            for e in where:
+        mapped = _map_nodelists(exprs, node_index) if len(exprs) * 16 >= len(node_index) else {}
+        if len(mapped) < len(exprs):  # the others one by one, in order: the first bad one is the error
+            for e, i in zip(exprs, live[first].tolist(), strict=True):
                 if e not in mapped:
-                    mapped[e] = _node_ids(e, node_index, name, first_line[e], topology)
-        got = [mapped[e] for e in where]
-        for k, e in enumerate(where):
-            where[e] = k
-        pos = np.fromiter(map(where.__getitem__, exprs), dtype=np.int64, count=len(exprs))
+                    mapped[e] = _node_ids(e, node_index, name, line_of[i], topology)
+        got = [mapped[e] for e in exprs]
+        slot = np.full(len(nl_text), -1, dtype=np.int64)
+        slot[used] = np.arange(used.size)
+        pos = slot[live_codes]
         count = np.zeros(n, dtype=np.int64)
         repeated = np.zeros(n, dtype=bool)
         count[live] = np.array([g[0].size for g in got], dtype=np.int64)[pos] if got else 0
         repeated[live] = np.array([g[1] for g in got], dtype=bool)[pos] if got else False
-        arrays = [g[0] for g in got]
-        for i, a in zip(live.tolist(), map(arrays.__getitem__, pos.tolist()), strict=True):
-            nodes[i] = a
+        arrays = [g[0] for g in got] + [None]  # [-1]: no node list
+        node_pos[live] = pos
         alive = reason == 0
         mark(alive & (count != nnodes), _R["node count mismatch"])
         mark(alive & repeated, _R["repeated node"])
@@ -450,14 +497,19 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     # the report
     skipped = np.flatnonzero(reason).tolist()
     if skipped:
-        cols = {c: dict(zip(skipped, table.strings_at(c, skipped), strict=True))
-                for c in ("Submit", "Start", "End", "NNodes")}
-        raw = table.raw(skipped)
-        for i, text in zip(skipped, raw, strict=True):
-            code = int(reason[i])
-            report.skip(line_of[i], _REASONS[code], _detail(code, i, jobid, state_text, cols["Submit"], cols["Start"],
-                                                            cols["End"], cols["NNodes"], nodelist, tl_text, partition,
-                                                            nodes, ids, size), text)
+        at = np.array(skipped, dtype=np.int64)
+        cols = {c: dict(zip(skipped, table.strings_at(c, skipped) if c in col else [""] * len(skipped), strict=True))
+                for c in ("Submit", "Start", "End", "NNodes", "Timelimit")}
+        for c, (codes, texts) in (("State", (st_code, st_text)), ("NodeList", (nl_code, nl_text)),
+                                  ("Partition", (pa_code, pa_text))):
+            cols[c] = dict(zip(skipped, map(texts.__getitem__, codes[at].tolist()), strict=True))
+        cols["JobID"] = dict(zip(skipped, _picker(skipped)(jobid), strict=True))
+        nodes = dict(zip(skipped, map(arrays.__getitem__, node_pos[at].tolist()), strict=True))
+        codes = reason[at].tolist()
+        details = [_detail(code, i, cols, nodes, ids, size) for code, i in zip(codes, skipped, strict=True)]
+        # SacctReport.skip of each (the lines have no newline to strip)
+        report.skipped.extend(map(SkippedLine, _picker(skipped)(line_of), map(_REASONS.__getitem__, codes), details,
+                                  table.raw(skipped)))
     keep = np.flatnonzero(reason == 0)
     if not keep.size:
         report.skipped.sort(key=_line)
@@ -478,17 +530,22 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     if request_for is not None:
         made = {v: request_for(v) for v in set(sizes)}
         requests = list(map(made.__getitem__, sizes))
-    picked: list[Any] = pick(list(map(limits.__getitem__, tl_text)))
-    estimates: list[float | None] = [e if e.__class__ is float else None for e in picked]
-    kept_lines = pick(line_of)
+    # per kept job, the shared objects of its distinct values (a float or None limit: "bad" is not kept)
+    kept_limit = limit[keep]
+    estimates: list[Any] = kept_limit.tolist()
+    for i in np.flatnonzero(np.isnan(kept_limit)).tolist():  # no limit: no estimate
+        estimates[i] = None
+    states = list(map(st_norm.__getitem__, st_code[keep].tolist()))
+    partitions = list(map(pa_text.__getitem__, pa_code[keep].tolist()))
+    kept_nodes = list(map(arrays.__getitem__, node_pos[keep].tolist()))
     attrs = [{"recorded_wait": w, "nodes": nd, "slurm_id": j, "state": st, "partition": pa, "line": ln}
-             for w, nd, j, st, pa, ln in zip(wait, pick(nodes), pick(jobid), pick(state), pick(partition), kept_lines,
+             for w, nd, j, st, pa, ln in zip(wait, kept_nodes, pick(jobid), states, partitions, pick(line_of),
                                              strict=True)]
     jobs = _make_jobs(ids[keep].tolist(), arrival.tolist(), requests, runtime.tolist(), estimates, sizes, attrs,
                       arrays=(arrival, runtime))
     records = table.raw(idx)
     report.jobs = len(jobs)
-    report.states = dict(Counter(pick(state)))
+    report.states = dict(Counter(states))
     report.skipped.sort(key=_line)
     return SacctTrace(jobs, records, header, report, size, topology, str(t0))
 
@@ -521,6 +578,16 @@ class _Table:
         got = self.strings(c)
         return [got[i] for i in rows]
 
+    def codes(self, c: str) -> tuple[np.ndarray, list[str]]:
+        """``(codes, distinct)``: the column's distinct strings in order of first use, and each
+        row's index among them."""
+        return _codes(self.strings(c))
+
+    def limits(self, c: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(seconds, bad)``: each time limit of the column (:func:`parse_timelimit`; NaN for no
+        limit) and whether it refuses it (NaN then too)."""
+        return _limit_rows(self.strings(c))
+
     def times(self, c: str) -> tuple[np.ndarray, np.ndarray]:
         """``(datetime64[s] with NaT where unknown, bad)``."""
         return _times(self.strings(c))
@@ -540,6 +607,24 @@ class _Table:
 
     def raw(self, rows: list[int]) -> list[str]:
         return [self.raw_lines[i] for i in rows]
+
+
+def _codes(strings: list[str]) -> tuple[np.ndarray, list[str]]:
+    """``(codes, distinct)`` of strings: the distinct ones in order of first use, each one's index."""
+    index = dict.fromkeys(strings)
+    distinct = list(index)
+    for k, v in enumerate(distinct):
+        index[v] = k
+    return np.fromiter(map(index.__getitem__, strings), dtype=np.int64, count=len(strings)), distinct
+
+
+def _limit_rows(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(seconds, bad)`` of time limits (:func:`_time_limits` of each distinct one; NaN for no limit
+    and for a refused one, which ``bad`` marks)."""
+    codes, distinct = _codes(strings)
+    parsed = _time_limits(distinct)
+    seconds = np.array([v if v.__class__ is float else np.nan for v in parsed], dtype=np.float64)
+    return seconds[codes], np.array([v == "bad" for v in parsed], dtype=bool)[codes]
 
 
 def _header(lines: list[str], first: int, name: str) -> tuple[tuple[str, ...], bool]:
@@ -601,18 +686,19 @@ def _line_table(text: str, name: str, report: SacctReport) -> _Table:
 class _ByteTable(_Table):
     """:class:`_Table` of a well-formed dump, a column at a time from its bytes: fields found by
     :func:`~._columns._split_fields`, strings made per column when asked for, times and counts
-    converted by numpy (:func:`_fast_times`; a column holding anything else is converted as
+    converted by numpy (:func:`~._sacct_fields._fast_times`; a column holding anything else is converted as
     :class:`_Table` does)."""
 
     def __init__(self, header: tuple[str, ...], data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                 line_starts: np.ndarray, line_ends: np.ndarray, line_of: Sequence[int]) -> None:
+                 line_starts: np.ndarray, line_ends: np.ndarray, line_of: Sequence[int],
+                 line_index: list[int] | None) -> None:
         super().__init__(header, [], [], line_of)
         self.data = data
         self.starts = starts
         self.ends = ends
         self.line_starts = line_starts
         self.line_ends = line_ends
-        self.line_index = [ln - 2 for ln in line_of]  # the job lines among the body's lines
+        self.line_index = line_index  # the job lines among the lines of ``data`` (None: all of them)
         self.n = starts.shape[0]
         self._lines: list[str] | None = None
         self.parsable1 = False  # lines end with '|' (sacct --parsable)
@@ -631,6 +717,27 @@ class _ByteTable(_Table):
         at = np.asarray(rows, dtype=np.int64)
         return _field_strings(self.data, self.starts[at, k], self.ends[at, k], "replace")
 
+    def limits(self, c: str) -> tuple[np.ndarray, np.ndarray]:
+        k = self.col[c]
+        ends = self.ends[:, k]
+        if c in self._strings or not self.n or ends[0] < _LIMIT_WIDTH:
+            return super().limits(c)
+        secs, ok = _limit_seconds(_rows_at(self.data, ends - _LIMIT_WIDTH, _LIMIT_WIDTH), ends - self.starts[:, k])
+        out = secs.astype(np.float64)
+        bad = np.zeros(self.n, dtype=bool)
+        rest = np.flatnonzero(~ok)
+        if rest.size:  # UNLIMITED and the forms sacct does not print: as the strings give them
+            out[rest], bad[rest] = _limit_rows(self.strings_at(c, rest.tolist()))
+        return out, bad
+
+    def codes(self, c: str) -> tuple[np.ndarray, list[str]]:
+        k = self.col[c]
+        got = None if c in self._strings else _factorize(self.data, self.starts[:, k], self.ends[:, k])
+        if got is None:
+            return super().codes(c)
+        codes, first = got
+        return codes, _field_strings(self.data, self.starts[first, k], self.ends[first, k], "replace")
+
     def times(self, c: str) -> tuple[np.ndarray, np.ndarray]:
         k = self.col[c]
         got = _fast_times(self.data, self.starts[:, k], self.ends[:, k])
@@ -638,19 +745,15 @@ class _ByteTable(_Table):
 
     def counts(self, c: str) -> np.ndarray:
         k = self.col[c]
-        values, ok = _decimal_fields(self.data, self.starts[:, k], self.ends[:, k])
-        digits = _gather(self.data, self.starts[:, k], self.ends[:, k], ord("0"))
-        if ok.all() and ((digits >= 48) & (digits <= 57)).all():
-            return values.astype(np.int64)
-        return super().counts(c)
+        values = _uints(self.data, self.starts[:, k], self.ends[:, k])
+        return values if values is not None else super().counts(c)
 
     def ids(self) -> np.ndarray:
         if "JobIDRaw" in self.col:
             k = self.col["JobIDRaw"]
-            lens = self.ends[:, k] - self.starts[:, k]
-            digits = _gather(self.data, self.starts[:, k], self.ends[:, k], ord("0"))
-            if self.n and lens.min() > 0 and lens.max() <= 15 and ((digits >= 48) & (digits <= 57)).all():
-                return _decimal_fields(self.data, self.starts[:, k], self.ends[:, k])[0].astype(np.int64)
+            values = _uints(self.data, self.starts[:, k], self.ends[:, k])
+            if values is not None:
+                return values
         return super().ids()
 
     def raw(self, rows: list[int]) -> list[str]:
@@ -659,7 +762,11 @@ class _ByteTable(_Table):
             return _field_strings(self.data, self.line_starts[at], self.line_ends[at], "replace")
         if self._lines is None:  # many: the whole body decoded and split once
             lines = self.data.tobytes().decode("utf-8", errors="replace").split("\n")
-            self._lines = _picker(self.line_index)(lines) if self.n else []
+            if self.line_index is None:
+                del lines[self.n:]  # the empty string after the last newline
+                self._lines = lines
+            else:
+                self._lines = _picker(self.line_index)(lines) if self.n else []
             if self.parsable1:
                 self._lines = [ln[:-1] for ln in self._lines]
         return _picker(rows)(self._lines) if rows else []
@@ -683,11 +790,14 @@ def _byte_table(raw: bytes, name: str, report: SacctReport) -> _ByteTable | None
     if not head.strip():
         return None
     header, parsable1 = _header([head], 0, name)
-    body = b"" if cut < 0 else raw[cut + 1:]
-    if body and not body.endswith(b"\n"):
-        body += b"\n"
-    data = np.frombuffer(body, dtype=np.uint8)
+    data = np.frombuffer(raw, dtype=np.uint8)[cut + 1:] if cut >= 0 else np.zeros(0, dtype=np.uint8)  # a view
+    if data.size and data[-1] != 10:
+        data = np.append(data, np.uint8(10))
     width = len(header) + parsable1
+    k = header.index("JobID")
+    dropped = _drop_steps(data, parsable1) if k == 0 else None
+    if dropped is not None:  # the step lines gone before any per-field work
+        data, job_lines, lines = dropped
     fields = _split_fields(data, ord("|"), width)
     if fields is None:
         return None
@@ -696,71 +806,25 @@ def _byte_table(raw: bytes, name: str, report: SacctReport) -> _ByteTable | None
         if (ends[:, -1] != starts[:, -1]).any():
             return None
         starts, ends = starts[:, :-1], ends[:, :-1]
-    lines = starts.shape[0]
+    if dropped is None:
+        lines = starts.shape[0]
+        # step lines: a '.' in the JobID field
+        dots = np.flatnonzero(data == 46)
+        line = np.searchsorted(starts[:, 0], dots, side="right") - 1
+        inside = (dots >= starts[line, k]) & (dots < ends[line, k]) if dots.size else np.zeros(0, dtype=bool)
+        step = np.zeros(lines, dtype=bool)
+        step[line[inside]] = True
+        job_lines = np.flatnonzero(~step)
+        starts, ends = starts[job_lines], ends[job_lines]
     report.lines = lines + 1
-    # step lines: a '.' in the JobID field
-    k = header.index("JobID")
-    dots = np.flatnonzero(data == 46)
-    line = np.searchsorted(starts[:, 0], dots, side="right") - 1
-    inside = (dots >= starts[line, k]) & (dots < ends[line, k]) if dots.size else np.zeros(0, dtype=bool)
-    step = np.zeros(lines, dtype=bool)
-    step[line[inside]] = True
-    report.steps = int(np.count_nonzero(step))
-    jobs = np.flatnonzero(~step)
-    report.records = int(jobs.size)
-    line_starts = starts[jobs, 0]
-    line_ends = ends[jobs, -1]  # the line as read (without --parsable's trailing '|', as the line reader keeps it)
-    table = _ByteTable(header, data, starts[jobs], ends[jobs], line_starts, line_ends, (jobs + 2).tolist())
+    report.steps = lines - int(job_lines.size)
+    report.records = int(job_lines.size)
+    line_starts = starts[:, 0]
+    line_ends = ends[:, -1]  # the line as read (without --parsable's trailing '|', as the line reader keeps it)
+    table = _ByteTable(header, data, starts, ends, line_starts, line_ends, (job_lines + 2).tolist(),
+                       None if dropped is not None else job_lines.tolist())
     table.parsable1 = parsable1
     return table
-
-
-_NAT = np.iinfo(np.int64).min
-_TIME_PLACES = np.array([0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])  # the digits of YYYY-MM-DDTHH:MM:SS
-_TIME_MARKS = {4: 45, 7: 45, 10: 84, 13: 58, 16: 58}  # '-', '-', 'T', ':', ':'
-_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
-
-
-def _fast_times(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_times` of fields in the bytes: ``YYYY-MM-DDTHH:MM:SS`` (a valid date and time of a
-    year >= 1) converted to seconds since the epoch by the days-from-civil formula (proleptic
-    Gregorian, numpy's own), ``Unknown``, ``None`` and empty as NaT; ``None`` when a field is
-    anything else (the caller then asks :func:`_times`, which decides what is bad). O(fields)."""
-    lens = ends - starts
-    n = lens.size
-    full = np.flatnonzero(lens == 19)
-    out = np.full(n, _NAT, dtype=np.int64)
-    if full.size != n:
-        rest = np.flatnonzero(lens != 19)
-        if not np.isin(lens[rest], (0, 4, 7)).all():
-            return None
-        words = _field_strings(data, starts[rest], ends[rest], "replace")
-        if not set(words) <= _NO_TIME:
-            return None
-    if full.size:
-        first = starts[full]
-        for place, mark in _TIME_MARKS.items():
-            if not (data[first + place] == mark).all():
-                return None
-        d = data[first + _TIME_PLACES[:, None]].astype(np.int32) - 48  # one row per digit place
-        if ((d < 0) | (d > 9)).any():
-            return None
-        d10 = d[0::2] * 10 + d[1::2]  # the two-digit groups: century, year, month, day, hour, minute, second
-        y = (d10[0] * 100 + d10[1]).astype(np.int64)
-        m, day, hh, mm, ss = d10[2], d10[3], d10[4], d10[5], d10[6]
-        leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
-        month_ok = (m >= 1) & (m <= 12)
-        dim = _MONTH_DAYS[np.where(month_ok, m, 1)] + (leap & (m == 2))
-        if not (month_ok & (y >= 1) & (day >= 1) & (day <= dim) & (hh <= 23) & (mm <= 59) & (ss <= 59)).all():
-            return None
-        yy = y - (m <= 2)  # days from civil (H. Hinnant, "chrono-compatible low-level date algorithms")
-        era = yy // 400
-        yoe = yy - era * 400
-        doy = (153 * (m + np.where(m > 2, -3, 9)) + 2) // 5 + day - 1
-        doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-        days = era * 146097 + doe - 719468
-        out[full] = days * 86400 + (hh * 3600 + mm * 60 + ss)
-    return out.view("datetime64[s]"), np.zeros(n, dtype=bool)
 
 
 def _line(s: SkippedLine) -> int:
@@ -783,110 +847,6 @@ def _ids(jobid: list[str], raw: list[str] | None) -> list[int]:
     return out
 
 
-_NAME_PARTS = re.compile(r"(.*?)([0-9]+)([^0-9]*)")
-
-
-def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[np.ndarray, bool]]:
-    """:func:`_node_ids` of the node lists ``exprs`` written in the simple forms (``a1``,
-    ``p[001-004,9]s``, comma-separated) whose every name is a node of ``index``, all at once:
-    each range becomes ``(first id, count)`` through the topology's names grouped by prefix,
-    suffix and digit count (``node0007`` is value 7 of family ``("node", "", 4)``, a range's name
-    ``f"{i:0{w}d}"`` having ``max(w, len(str(i)))`` digits), so the ids come from one numpy gather
-    and the per-list sorting from one ``lexsort``. Lists in other forms or naming an unknown node
-    are left out (the caller maps them one by one and reports them). O(names + nodes) plus
-    O(ranges) Python work: worth it when the lists are not far fewer than the topology's nodes."""
-    if not exprs:
-        return {}
-    family: dict[tuple[str, str, int], dict[int, int]] = {}
-    for nm, i in index.items():
-        m = _NAME_PARTS.fullmatch(nm)
-        if m is not None:
-            family.setdefault((m.group(1), m.group(3), len(m.group(2))), {})[int(m.group(2))] = i
-    tables: dict[tuple[str, str, int], tuple[int, int]] = {}  # family -> (offset in lookup, size)
-    parts = [np.full(1, -1, dtype=np.int64)]  # lookup[0]: unknown
-    at = 1
-    for key, members in family.items():
-        size = max(members) + 1
-        table = np.full(size, -1, dtype=np.int64)
-        table[list(members)] = list(members.values())
-        tables[key] = (at, size)
-        parts.append(table)
-        at += size
-    direct = at  # then every id as itself: a plain name's entry
-    parts.append(np.arange(max(index.values(), default=-1) + 1, dtype=np.int64))
-    lookup = np.concatenate(parts)
-    owner: list[int] = []  # per range: its list, where its values start in lookup, how many
-    begin: list[int] = []
-    length: list[int] = []
-    good: list[str] = []
-    for e in exprs:
-        ranges = _ranges(e, index, tables, direct)
-        if ranges is None:
-            continue
-        k = len(good)
-        good.append(e)
-        for b, c in ranges:
-            owner.append(k)
-            begin.append(b)
-            length.append(c)
-    if not good:
-        return {}
-    lens = np.array(length, dtype=np.int64)
-    ids = lookup[np.repeat(np.array(begin, dtype=np.int64) - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
-    of = np.repeat(np.array(owner, dtype=np.int64), lens)
-    unknown = np.zeros(len(good), dtype=bool)
-    unknown[of[ids < 0]] = True
-    order = np.lexsort((ids, of))
-    ids, of = ids[order], of[order]
-    same = np.zeros(len(good), dtype=bool)
-    same[of[1:][(ids[1:] == ids[:-1]) & (of[1:] == of[:-1])]] = True
-    bounds = np.zeros(len(good) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(of, minlength=len(good)), out=bounds[1:])
-    ids.flags.writeable = False
-    out = {}
-    for k, e in enumerate(good):
-        if not unknown[k]:
-            out[e] = (ids[bounds[k]:bounds[k + 1]], bool(same[k]))
-    return out
-
-
-def _ranges(expr: str, index: dict[str, int], tables: dict[tuple[str, str, int], tuple[int, int]],
-            direct: int) -> list[tuple[int, int]] | None:
-    """The ranges of a node list in the simple forms as ``(start in lookup, count)`` (a plain name:
-    its id's entry at ``direct + id``), or ``None`` (another form, an unknown name, a range value
-    outside its family's table)."""
-    out = []
-    for item in (_ITEMS.findall(expr) if "[" in expr else expr.split(",")):
-        if "[" not in item:
-            i = index.get(item)
-            if i is None:
-                return None
-            out.append((direct + i, 1))
-            continue
-        m = _SIMPLE.fullmatch(item)
-        if m is None:
-            return None
-        prefix, ranges, suffix = m.groups()
-        for r in ranges.split(","):
-            lo_s, dash, hi_s = r.partition("-")
-            if not (lo_s.isascii() and lo_s.isdigit()) or (dash and not (hi_s.isascii() and hi_s.isdigit())):
-                return None
-            lo = int(lo_s)
-            hi = int(hi_s) if dash else lo
-            if hi < lo:
-                return None
-            w = len(lo_s)
-            while lo <= hi:  # the values of one digit count at a time: [8-12] is 8-9 (1 digit), 10-12 (2)
-                digits = max(w, len(str(lo)))
-                top = min(hi, 10 ** digits - 1)
-                where = tables.get((prefix, suffix, digits))
-                if where is None or top >= where[1]:
-                    return None
-                out.append((where[0] + lo, top - lo + 1))
-                lo = top + 1
-    return out if (",".join(_ITEMS.findall(expr)) == expr if "[" in expr else True) else None
-
-
 def _node_ids(expr: str, index: dict[str, int], file: str, line: int, topology: Any) -> tuple[np.ndarray, bool]:
     """The node ids of ``expr`` on the topology, ascending (read-only), and whether a node repeats."""
     try:
@@ -904,29 +864,28 @@ def _node_ids(expr: str, index: dict[str, int], file: str, line: int, topology: 
     return out, len(set(ids)) != len(ids)
 
 
-def _detail(code: int, i: int, jobid: Sequence[str], state: Sequence[str], submit: Mapping[int, str],
-            start: Mapping[int, str], end: Mapping[int, str], nnodes: Mapping[int, str], nodelist: Sequence[str],
-            limit: Sequence[str], partition: Sequence[Any], nodes: Sequence[Any], ids: np.ndarray,
+def _detail(code: int, i: int, cols: Mapping[str, Mapping[int, Any]], nodes: Mapping[int, Any], ids: np.ndarray,
             size: int | None) -> str:
-    j = f"job {jobid[i]}"
+    """The detail of skipped row ``i``: its job and the values behind ``code`` (``cols``: column ->
+    row -> text, for the skipped rows)."""
+    j = f"job {cols['JobID'][i]}"
     r = _REASONS[code]
-    if r in ("unknown state", "still running", "requeued", "revoked", "state not kept"):
-        return f"{j}: State = {state[i]!r}"
-    if code == _R_NOT_STARTED:
-        return f"{j}: State = {state[i]!r}"
+    if r in ("unknown state", "still running", "requeued", "revoked", "state not kept") or code == _R_NOT_STARTED:
+        return f"{j}: State = {cols['State'][i]!r}"
     if code == _R_NO_START:
-        return f"{j}: State = {state[i]!r}, Start = {start[i]!r}, NodeList = {nodelist[i]!r}"
+        return f"{j}: State = {cols['State'][i]!r}, Start = {cols['Start'][i]!r}, NodeList = {cols['NodeList'][i]!r}"
     if r == "other partition":
-        return f"{j}: Partition = {partition[i]!r}"
+        return f"{j}: Partition = {cols['Partition'][i]!r}"
     if r in ("bad time", "unknown submit time", "unknown end time", "start before submit", "end before start"):
-        return f"{j}: Submit = {submit[i]!r}, Start = {start[i]!r}, End = {end[i]!r}"
+        return f"{j}: Submit = {cols['Submit'][i]!r}, Start = {cols['Start'][i]!r}, End = {cols['End'][i]!r}"
     if r == "non-integer field":
-        return f"{j}: NNodes = {nnodes[i]!r}"
+        return f"{j}: NNodes = {cols['NNodes'][i]!r}"
     if r == "bad time limit":
-        return f"{j}: Timelimit = {limit[i]!r}"
+        return f"{j}: Timelimit = {cols['Timelimit'][i]!r}"
     if r in ("node count mismatch", "repeated node"):
         got = nodes[i]
-        return f"{j}: NNodes = {nnodes[i]}, NodeList = {nodelist[i]!r} ({0 if got is None else got.size} nodes)"
+        return (f"{j}: NNodes = {cols['NNodes'][i]}, NodeList = {cols['NodeList'][i]!r} "
+                f"({0 if got is None else got.size} nodes)")
     if r == "too large for the machine":
-        return f"{j}: NNodes = {nnodes[i]} > {size}"
+        return f"{j}: NNodes = {cols['NNodes'][i]} > {size}"
     return f"{j}: id {ids[i]} repeats an earlier job's"

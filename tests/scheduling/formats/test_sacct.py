@@ -346,3 +346,104 @@ def test_node_lists_mapped_all_at_once_are_mapped_as_one_by_one(exprs):
     # the simple forms over known names are all mapped at once
     simple = ["node[0001-0004,0009]", "gpu[8-12],node0003", "a[07-12]-ib,login", "node[0098-0101],x9y7", "gpu1"]
     assert set(_map_nodelists(simple, index)) == set(simple)
+
+
+# -- the bulk paths of a well-formed dump: steps dropped first, columns by distinct value ------------
+
+
+def _job_first(text: str, header: str) -> str:
+    """``text`` (a dump under HEADER) with its columns in the order of ``header``."""
+    names = HEADER.split("|")
+    order = [names.index(c) for c in header.split("|")]
+    lines = text.splitlines()
+    return "\n".join("|".join(line.split("|")[k] for k in order) for line in lines) + "\n"
+
+
+@pytest.mark.parametrize("variant", ["as is", "JobID not first", "a long JobID", "a long node list", "only jobs",
+                                     "parsable", "no final newline"])
+def test_a_dump_with_its_steps_dropped_first_reads_as_line_by_line(tmp_path, tree, variant):
+    """Step lines are found from each line's first bytes and dropped before the fields are split;
+    a dump whose JobID is not the first column, one with a JobID longer than that window, one
+    whose job lines differ much in length (another way of gathering them) and one without steps
+    must all read as the line reader reads them (the reference)."""
+    lines = [(t, why) for t, why in LINES if why != "wrong field count"]
+    text = dump(lines)
+    if variant == "JobID not first":
+        text = _job_first(text, "Partition|JobID|JobIDRaw|JobName|Submit|Start|End|Timelimit|NNodes|NodeList|State")
+    elif variant == "a long JobID":
+        text = text.replace("101.extern|", "101." + "x" * 40 + "|")
+    elif variant == "a long node list":
+        text = text.replace("|n07,n08|", "|" + ",".join(["n07", "n08"] + ["n07"] * 400) + "|")
+    elif variant == "only jobs":
+        text = "".join(line + "\n" for line in text.splitlines() if "." not in line.split("|")[0])
+    elif variant == "parsable":
+        text = "".join(line + "|\n" for line in text.splitlines())
+    elif variant == "no final newline":
+        text = text.rstrip("\n")
+    path = tmp_path / "site.txt"
+    path.write_text(text)
+    fast, slow = read_sacct(path, tree), read_sacct(io.StringIO(text), tree)
+    assert _as_compared(fast) == _as_compared(slow)
+    assert fast.report.steps == (0 if variant == "only jobs" else 4)
+    assert len(fast) == (8 if variant == "a long node list" else 9)  # the long list: a node count mismatch
+
+
+def test_columns_are_factorized_exactly_even_when_their_hashes_collide(monkeypatch):
+    """Distinct values are found by hashing each field's bytes; every field is then compared with
+    its value's first occurrence, so a collision (forced here by a multiplier of 0, which keeps only
+    the last word) declines rather than merging two values."""
+    from scheduling.formats import _columns
+
+    texts = ["aaaaaaaaX", "bbbbbbbbX", "aaaaaaaaX", "", "c", "bbbbbbbbX"]
+    data = np.frombuffer("|".join(texts).encode(), dtype=np.uint8)
+    lens = np.array([len(t) for t in texts])
+    starts = np.cumsum(lens + 1) - (lens + 1)
+    codes, first = _columns._factorize(data, starts, starts + lens)
+    assert codes.tolist() == [0, 1, 0, 2, 3, 1] and first.tolist() == [0, 1, 3, 4]
+    many = [f"v{i % 23}" for i in range(200)]  # beyond the few values peeled off one by one: a sort
+    mdata = np.frombuffer("|".join(many).encode(), dtype=np.uint8)
+    mlens = np.array([len(t) for t in many])
+    mstarts = np.cumsum(mlens + 1) - (mlens + 1)
+    mcodes, mfirst = _columns._factorize(mdata, mstarts, mstarts + mlens)
+    assert mcodes.tolist() == [i % 23 for i in range(200)] and mfirst.tolist() == list(range(23))
+    monkeypatch.setattr(_columns, "_MIX", np.uint64(0))
+    assert _columns._factorize(data, starts, starts + lens) is None
+
+
+@given(st.lists(st.one_of(
+    st.builds(lambda d, h, m, s: f"{d}-{h:02d}:{m:02d}:{s:02d}", st.integers(0, 10**11), st.integers(0, 99),
+              st.integers(0, 99), st.integers(0, 99)),
+    st.builds(lambda h, m, s: f"{h:02d}:{m:02d}:{s:02d}", st.integers(0, 999), st.integers(0, 99), st.integers(0, 99)),
+    st.builds(lambda m, s: f"{m:02d}:{s:02d}", st.integers(0, 999), st.integers(0, 99)),
+    st.sampled_from(["UNLIMITED", "Partition_limit", "INVALID", "", "soon", "1-02", "1-02:30", "00:01:00.5",
+                     "-1:00:00", "1--02:00:00", "٣:00:00", "12:3:00", "1:2", ":00:00", "00:00:"]),
+    st.text(alphabet="0123456789:-.", max_size=14)), max_size=30))
+def test_time_limits_read_at_once_are_read_as_one_by_one(texts):
+    """Timelimit's printed forms are converted from their digits over all distinct values at once;
+    each must be what parse_timelimit gives (seconds, None), and "bad" where it refuses."""
+    from scheduling.formats.sacct import _time_limits
+
+    def one(text):
+        try:
+            return parse_timelimit(text)
+        except ValueError:
+            return "bad"
+
+    assert _time_limits(texts) == [one(t) for t in texts]
+
+
+@given(st.lists(st.one_of(st.integers(0, 10**15).map(str), st.sampled_from(["", "+1", "-1", "1.0", "1e3", "٣", "x",
+                                                                             "0001", "1" * 16])), max_size=20))
+def test_counts_read_at_once_are_what_int_reads(texts):
+    """Digits-only fields (1 to 15 of them) become int64 from their bytes; any column with another
+    field is declined (None), for the caller's string conversion."""
+    from scheduling.formats._columns import _uints
+
+    data = np.frombuffer("|".join(texts).encode(), dtype=np.uint8)
+    lens = np.array([len(t.encode()) for t in texts], dtype=np.int64)
+    starts = np.cumsum(lens + 1) - (lens + 1)
+    got = _uints(data, starts, starts + lens)
+    if all(t.isascii() and t.isdigit() and len(t) <= 15 for t in texts):
+        assert got is not None and got.tolist() == [int(t) for t in texts]
+    else:
+        assert got is None

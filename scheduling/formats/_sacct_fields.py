@@ -1,0 +1,274 @@
+"""Field parsers of ``sacct --parsable2`` dumps over the file's bytes (private: the column-at-a-time
+reading of :mod:`scheduling.formats.sacct`, whose module docstring gives the sources and the rules).
+
+* :func:`_drop_steps` -- the job lines of a dump, its step lines dropped in bulk;
+* :func:`_fast_times` -- ``YYYY-MM-DDTHH:MM:SS`` fields as ``datetime64[s]`` from their digits;
+* :func:`_limit_seconds` -- ``Timelimit`` fields in the forms sacct prints, from their digits;
+* :func:`_map_nodelists` -- many node lists mapped to node ids at once.
+
+Each one is exact or declines: what it does not take is left to the reference parsers of
+:mod:`scheduling.formats.sacct` (``parse_timelimit``, ``numpy.datetime64``, ``expand_nodelist``),
+which tests compare it with.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ._columns import _field_strings, _rows_at
+
+_NO_TIME = frozenset(("Unknown", "None", ""))
+
+
+_LIMIT_WIDTH = 20  # "D-HH:MM:SS" with up to 10 digits of days
+
+
+def _limit_seconds(cells: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(seconds, ok)`` of time limits in the forms sacct prints (``sacct(1)``, ``Timelimit`` in
+    the ``Elapsed`` format ``[DD-[HH:]]MM:SS``; here ``MM:SS``, ``HH:MM:SS``, ``D-HH:MM:SS`` in
+    ASCII digits, at most 10 of days), given as the :data:`_LIMIT_WIDTH` bytes before each one's
+    end (``cells``, a row each; the bytes before its start are ignored) and its length. ``ok`` is
+    false for any other text (the caller asks :func:`~.sacct.parse_timelimit`), whose seconds are
+    meaningless. The value is :func:`~.sacct.parse_timelimit`'s (interpretation kept from it:
+    minutes and seconds are not range-checked). Each digit place is one column of ``cells``, so
+    the work is a few numpy operations over the texts. O(texts x width)."""
+    def digit(j: int) -> tuple[np.ndarray, np.ndarray]:  # the value at place j from the end, and whether a digit
+        v = cells[:, -j] - np.uint8(48)  # below '0' wraps round
+        return v.astype(np.int64), v <= 9
+
+    (s1, ok1), (s2, ok2), (m1, ok4), (m2, ok5), (h1, ok7), (h2, ok8) = (digit(j) for j in (1, 2, 4, 5, 7, 8))
+    mm_ss = (lens >= 5) & ok1 & ok2 & (cells[:, -3] == 58) & ok4 & ok5
+    hh = (lens >= 8) & (cells[:, -6] == 58) & ok7 & ok8
+    secs = (s2 * 10 + s1) + 60 * (m2 * 10 + m1) + 3600 * (h2 * 10 + h1) * hh
+    ndays = lens - 9  # the digits of the day count, before the '-'
+    day = (ndays >= 1) & (ndays <= 10) & (cells[:, -9] == 45)
+    if day.any():
+        days = np.zeros(lens.size, dtype=np.int64)
+        for k in range(1, int(ndays[day].max()) + 1):  # the k-th digit from the '-', leftwards
+            v, ok = digit(9 + k)
+            used = day & (ndays >= k)
+            day &= ok | ~used
+            days += np.where(used, v, 0) * 10 ** (k - 1)
+        secs += days * 86400 * day
+    return secs, mm_ss & ((lens == 5) | (hh & ((lens == 8) | day)))
+
+
+_ITEMS = re.compile(r"(?:[^,\[]|\[[^\]]*\])+")
+_SIMPLE = re.compile(r"([^\[\],]*)\[([0-9,\-]+)\]([^\[\],]*)")
+
+
+_JOBID_WINDOW = 32  # bytes at the start of each line in which its JobID field must end (see _drop_steps)
+
+
+def _drop_steps(data: np.ndarray, parsable1: bool) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """``(job bytes, job line indices, lines)``: the lines of ``data`` (each ending with a newline)
+    whose first field, the ``JobID``, has no ``.`` -- the job lines, end to end, each with its
+    newline --, their indices among the lines, and the number of lines. Most lines of a dump are
+    steps (a job's ``.batch`` and ``.extern`` at least): dropping them first leaves a third of the
+    bytes to split into fields. Each line's first :data:`_JOBID_WINDOW` bytes are read at once (a
+    sliding window gathered at the line starts) for its first ``|`` and first ``.``; ``None``
+    (the caller splits every line) when a line has no ``|`` there, or (``--parsable``) only its
+    trailing one, where the line reader, which drops that ``|`` first, could read another JobID.
+    O(lines x window) plus O(job bytes)."""
+    ends = np.flatnonzero(data == 10)
+    n = ends.size
+    if not n:
+        return None
+    starts = np.empty(n, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lens = ends - starts
+    head = _rows_at(data, starts, _JOBID_WINDOW)  # lines x window
+    bar = head == 124
+    first_bar = bar.argmax(axis=1)
+    row = np.arange(n)
+    found = bar[row, first_bar] & (first_bar < lens)
+    if parsable1:
+        found &= first_bar < lens - 1
+    if not found.all():
+        return None
+    dot = head == 46
+    first_dot = dot.argmax(axis=1)
+    step = dot[row, first_dot] & (first_dot < first_bar)
+    job_lines = np.flatnonzero(~step)
+    if job_lines.size == n:
+        return data, job_lines, n
+    keep = lens[job_lines] + 1  # with its newline
+    widest = int(keep.max()) if keep.size else 0
+    if widest * job_lines.size <= 4 * int(keep.sum()):  # lines of similar length: one window gather
+        out = _rows_at(data, starts[job_lines], widest)[np.arange(widest) < keep[:, None]]
+    else:  # a few long lines: a mask over the bytes
+        out = data[np.repeat(~step, lens + 1)]
+    return out, job_lines, n
+
+
+_NAT = np.iinfo(np.int64).min
+_TIME_PLACES = np.array([0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])  # the digits of YYYY-MM-DDTHH:MM:SS
+_MARK_PLACES = np.array([4, 7, 10, 13, 16])
+_MARKS = np.array([45, 45, 84, 58, 58], dtype=np.uint8)  # '-', '-', 'T', ':', ':'
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+
+
+def _fast_times(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`~.sacct._times` of fields in the bytes: ``YYYY-MM-DDTHH:MM:SS`` (a valid date and time of a
+    year >= 1) converted to seconds since the epoch by the days-from-civil formula (proleptic
+    Gregorian, numpy's own), ``Unknown``, ``None`` and empty as NaT; ``None`` when a field is
+    anything else (the caller then asks :func:`~.sacct._times`, which decides what is bad). O(fields)."""
+    lens = ends - starts
+    n = lens.size
+    full = np.flatnonzero(lens == 19)
+    out = np.full(n, _NAT, dtype=np.int64)
+    if full.size != n:
+        rest = np.flatnonzero(lens != 19)
+        if not np.isin(lens[rest], (0, 4, 7)).all():
+            return None
+        words = _field_strings(data, starts[rest], ends[rest], "replace")
+        if not set(words) <= _NO_TIME:
+            return None
+    if full.size:
+        cells = _rows_at(data, starts[full], 19)  # one row of 19 bytes per time
+        if not (cells[:, _MARK_PLACES] == _MARKS).all():
+            return None
+        d = cells[:, _TIME_PLACES].T.astype(np.int32)  # one row per digit place
+        d -= 48
+        if (d.view(np.uint32) > 9).any():  # below '0' wraps round
+            return None
+        d10 = d[0::2] * 10 + d[1::2]  # the two-digit groups: century, year, month, day, hour, minute, second
+        y = (d10[0] * 100 + d10[1]).astype(np.int64)
+        m, day, hh, mm, ss = d10[2], d10[3], d10[4], d10[5], d10[6]
+        leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
+        month_ok = (m >= 1) & (m <= 12)
+        dim = _MONTH_DAYS[np.where(month_ok, m, 1)] + (leap & (m == 2))
+        if not (month_ok & (y >= 1) & (day >= 1) & (day <= dim) & (hh <= 23) & (mm <= 59) & (ss <= 59)).all():
+            return None
+        yy = y - (m <= 2)  # days from civil (H. Hinnant, "chrono-compatible low-level date algorithms")
+        era = yy // 400
+        yoe = yy - era * 400
+        doy = (153 * (m + np.where(m > 2, -3, 9)) + 2) // 5 + day - 1
+        doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+        days = era * 146097 + doe - 719468
+        out[full] = days * 86400 + (hh * 3600 + mm * 60 + ss)
+    return out.view("datetime64[s]"), np.zeros(n, dtype=bool)
+
+
+_ONE_RANGE = re.compile(r"([^\[\],]*)\[([0-9]+)-([0-9]+)\]([^\[\],]*)")  # prefix[lo-hi]suffix
+_NAME_PARTS = re.compile(r"(.*?)([0-9]+)([^0-9]*)")
+
+
+def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[np.ndarray, bool]]:
+    """:func:`~.sacct._node_ids` of the node lists ``exprs`` written in the simple forms (``a1``,
+    ``p[001-004,9]s``, comma-separated) whose every name is a node of ``index``, all at once:
+    each range becomes ``(first id, count)`` through the topology's names grouped by prefix,
+    suffix and digit count (``node0007`` is value 7 of family ``("node", "", 4)``, a range's name
+    ``f"{i:0{w}d}"`` having ``max(w, len(str(i)))`` digits), so the ids come from one numpy gather
+    and the per-list sorting from one ``lexsort``. Lists in other forms or naming an unknown node
+    are left out (the caller maps them one by one and reports them). O(names + nodes) plus
+    O(ranges) Python work: worth it when the lists are not far fewer than the topology's nodes."""
+    if not exprs:
+        return {}
+    family: dict[tuple[str, str, int], dict[int, int]] = {}
+    for nm, i in index.items():
+        m = _NAME_PARTS.fullmatch(nm)
+        if m is not None:
+            family.setdefault((m.group(1), m.group(3), len(m.group(2))), {})[int(m.group(2))] = i
+    tables: dict[tuple[str, str, int], tuple[int, int]] = {}  # family -> (offset in lookup, size)
+    parts = [np.full(1, -1, dtype=np.int64)]  # lookup[0]: unknown
+    at = 1
+    for key, members in family.items():
+        size = max(members) + 1
+        table = np.full(size, -1, dtype=np.int64)
+        table[list(members)] = list(members.values())
+        tables[key] = (at, size)
+        parts.append(table)
+        at += size
+    direct = at  # then every id as itself: a plain name's entry
+    parts.append(np.arange(max(index.values(), default=-1) + 1, dtype=np.int64))
+    lookup = np.concatenate(parts)
+    owner: list[int] = []  # per range: its list, where its values start in lookup, how many
+    begin: list[int] = []
+    length: list[int] = []
+    good: list[str] = []
+    one_range = _ONE_RANGE.fullmatch
+    for e in exprs:
+        # the commonest forms first, as _ranges reads them: one name, or one range of one digit count
+        m = one_range(e)
+        ranges: list[tuple[int, int]] | None
+        if m is not None:
+            prefix, lo_s, hi_s, suffix = m.groups()
+            w, lo, hi = len(lo_s), int(lo_s), int(hi_s)
+            where = tables.get((prefix, suffix, w))
+            if lo <= hi < 10 ** w and where is not None and hi < where[1]:
+                ranges = [(where[0] + lo, hi - lo + 1)]
+            else:
+                ranges = _ranges(e, index, tables, direct)
+        elif "[" not in e and "," not in e:
+            node = index.get(e)
+            ranges = None if node is None else [(direct + node, 1)]
+        else:
+            ranges = _ranges(e, index, tables, direct)
+        if ranges is None:
+            continue
+        k = len(good)
+        good.append(e)
+        for b, c in ranges:
+            owner.append(k)
+            begin.append(b)
+            length.append(c)
+    if not good:
+        return {}
+    lens = np.array(length, dtype=np.int64)
+    ids = lookup[np.repeat(np.array(begin, dtype=np.int64) - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
+    of = np.repeat(np.array(owner, dtype=np.int64), lens)
+    unknown = np.zeros(len(good), dtype=bool)
+    unknown[of[ids < 0]] = True
+    order = np.lexsort((ids, of))
+    ids, of = ids[order], of[order]
+    same = np.zeros(len(good), dtype=bool)
+    same[of[1:][(ids[1:] == ids[:-1]) & (of[1:] == of[:-1])]] = True
+    bounds = np.zeros(len(good) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(of, minlength=len(good)), out=bounds[1:])
+    ids.flags.writeable = False
+    out = {}
+    for k, e in enumerate(good):
+        if not unknown[k]:
+            out[e] = (ids[bounds[k]:bounds[k + 1]], bool(same[k]))
+    return out
+
+
+def _ranges(expr: str, index: dict[str, int], tables: dict[tuple[str, str, int], tuple[int, int]],
+            direct: int) -> list[tuple[int, int]] | None:
+    """The ranges of a node list in the simple forms as ``(start in lookup, count)`` (a plain name:
+    its id's entry at ``direct + id``), or ``None`` (another form, an unknown name, a range value
+    outside its family's table)."""
+    out = []
+    for item in (_ITEMS.findall(expr) if "[" in expr else expr.split(",")):
+        if "[" not in item:
+            i = index.get(item)
+            if i is None:
+                return None
+            out.append((direct + i, 1))
+            continue
+        m = _SIMPLE.fullmatch(item)
+        if m is None:
+            return None
+        prefix, ranges, suffix = m.groups()
+        for r in ranges.split(","):
+            lo_s, dash, hi_s = r.partition("-")
+            if not (lo_s.isascii() and lo_s.isdigit()) or (dash and not (hi_s.isascii() and hi_s.isdigit())):
+                return None
+            lo = int(lo_s)
+            hi = int(hi_s) if dash else lo
+            if hi < lo:
+                return None
+            w = len(lo_s)
+            while lo <= hi:  # the values of one digit count at a time: [8-12] is 8-9 (1 digit), 10-12 (2)
+                digits = max(w, len(str(lo)))
+                top = min(hi, 10 ** digits - 1)
+                where = tables.get((prefix, suffix, digits))
+                if where is None or top >= where[1]:
+                    return None
+                out.append((where[0] + lo, top - lo + 1))
+                lo = top + 1
+    return out if (",".join(_ITEMS.findall(expr)) == expr if "[" in expr else True) else None
