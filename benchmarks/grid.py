@@ -4,6 +4,7 @@ and the 2D paths of meshes and their allocators against an earlier revision.
     python benchmarks/grid.py                      # the 3D cases
     python benchmarks/grid.py --side 16            # a 16x16x16 torus instead
     python benchmarks/grid.py --base HEAD          # also the 2D cases, this tree against revision HEAD
+    python benchmarks/grid.py --skip-3d --base HEAD --compact   # compact_nd on 16x16x16, both trees
 
 Churn, as in ``benchmarks/allocators.py`` and ``benchmarks/grid_noncontig.py``: while more than half
 the machine is free, allocate a random request; otherwise release a random live allocation. One
@@ -17,7 +18,8 @@ The targets (issue 26): 20,000 pairs/s for first fit and the partitions.
 ``--base REV`` exports revision ``REV`` with ``git archive`` and times, in a fresh process per tree
 and round (alternating which goes first), the 2D cases on a 32x32 mesh: churn of the 2D first fit
 and best fit, and ``hop_sum``, ``link_traffic`` and ``distances`` of 256 random nodes; the table gives
-the median of each tree and the ratio base / this (above 1: this tree is faster).
+the median of each tree and the ratio base / this (above 1: this tree is faster). With ``--compact``,
+the cases are instead the first ``compact_nd`` call for a size on a 16x16x16 torus (n = 300, 1000, 2000).
 """
 
 from __future__ import annotations
@@ -133,7 +135,17 @@ from topologies import Mesh
 from topoalloc.mesh import FirstFit, BestFit
 case = {case!r}
 m = Mesh(32, 32)
-if case in ("ff", "bf"):
+if case.startswith("compact"):
+    from topologies.grid import compact_nd
+    n = int(case[len("compact"):])
+    best = []
+    for _ in range(3):
+        compact_nd.cache_clear()
+        c0 = time.process_time()
+        compact_nd(n, (16, 16, 16), (True, True, True), None)
+        best.append(time.process_time() - c0)
+    print(min(best))
+elif case in ("ff", "bf"):
     alloc = (FirstFit if case == "ff" else BestFit)(m)
     r = churn(alloc, requests((32, 32), "shapes", np.random.default_rng(1), 1 << 14), {seconds})
     print(1.0 / r["cpu_pairs"])
@@ -153,7 +165,13 @@ else:
 """
 
 
-def two_d(base: str, rounds: int, seconds: float) -> None:
+#: The compact baseline of a 16x16x16 torus (``topologies.grid.compact_nd``, first call for a size):
+#: name -> code.
+COMPACT = {f"compact_nd 16^3 n={n}": f"compact{n}" for n in (300, 1000, 2000)}
+
+
+def two_d(base: str, rounds: int, seconds: float, cases: dict[str, str] | None = None,
+          title: str = "2D paths") -> None:
     bench = str(ROOT / "benchmarks")
     with tempfile.TemporaryDirectory() as tmp:
         archive = Path(tmp) / "base.tar"
@@ -161,9 +179,9 @@ def two_d(base: str, rounds: int, seconds: float) -> None:
         with tarfile.open(archive) as tar:
             tar.extractall(Path(tmp) / "base", filter="data")
         trees = {"base": str(Path(tmp) / "base"), "this": str(ROOT)}
-        print(f"\n# 2D paths: {base} against this tree, median of {rounds} rounds (CPU time per pair or call)")
+        print(f"\n# {title}: {base} against this tree, median of {rounds} rounds (CPU time per pair or call)")
         print(f"{'case':24} {'base':>12} {'this':>12} {'base/this':>10}")
-        for label, case in TWO_D.items():
+        for label, case in (TWO_D if cases is None else cases).items():
             times: dict[str, list[float]] = {"base": [], "this": []}
             for r in range(rounds):
                 order = ("base", "this") if r % 2 == 0 else ("this", "base")
@@ -183,10 +201,15 @@ def main() -> None:
     ap.add_argument("--base", default=None, help="also time the 2D paths against this git revision")
     ap.add_argument("--rounds", type=int, default=5, help="rounds of the 2D comparison (default 5)")
     ap.add_argument("--skip-3d", action="store_true", help="only the 2D comparison")
+    ap.add_argument("--compact", action="store_true",
+                    help="with --base, time compact_nd on a 16x16x16 torus in both trees (best of 3 per round) "
+                         "instead of the 2D cases")
     args = ap.parse_args()
     if not args.skip_3d:
         three_d(args.side, args.seconds)
-    if args.base:
+    if args.base and args.compact:
+        two_d(args.base, args.rounds, args.seconds / 2, COMPACT, "compact_nd on 16x16x16")
+    elif args.base:
         two_d(args.base, args.rounds, args.seconds / 2)
 
 

@@ -321,35 +321,61 @@ def _improve_nd(inside: np.ndarray, n: int, sides: tuple[int, ...], dims: tuple[
     changed in place) with a free cell while that lowers the weighted total pairwise distance;
     each round tries the ``k`` set cells farthest from the set against the ``k`` free cells nearest
     to it and makes the best exchange (moving ``p`` to ``q`` changes the total by
-    ``D(q) - D(p) - d(p, q)``, ``D`` the distance sum to the set)."""
+    ``D(q) - D(p) - d(p, q)``, ``D`` the distance sum to the set).
+
+    ``D`` is separable: the sum over dimensions of the weighted distance sums along one axis to the
+    set's cells counted per coordinate (:func:`axis_distance_sums` once, at the start). An exchange
+    changes one count per dimension down and one up, so each axis's sums are then updated by one
+    column of that axis's distance table: O(sum of the window's sides) per round instead of
+    recounting the window, and ``D`` is rebuilt from the same integer sums in the same order, so
+    every round makes the same exchange as a recount would. O(window) numpy work per round (the
+    two partial selections)."""
     nd = len(sides)
     size = inside.size
     kk = min(k, n, size - n)
     big = np.iinfo(np.int64).max // 4
     coords = np.stack(np.unravel_index(np.arange(size), inside.shape)[::-1], axis=1)  # (size, nd), x first
-    while kk > 0:
+    L = np.array(dims)
+    is_ring = np.array(ring)
+    if kk <= 0:
+        return
+    sums = []  # per dimension, the integer distance sums along its axis to the set's cells
+    tables = []  # per dimension, the line or ring distance between window positions
+    for i in range(nd):
+        ax = nd - 1 - i
+        counts = inside.sum(axis=tuple(a for a in range(nd) if a != ax))
+        sums.append(axis_distance_sums(counts, dims[i], ring[i]))
+        pos = np.arange(sides[i], dtype=np.int64)
+        t = np.abs(pos[:, None] - pos[None, :])
+        tables.append(np.minimum(t, dims[i] - t) if ring[i] else t)
+    shapes = []
+    for i in range(nd):
+        shp = [1] * nd
+        shp[nd - 1 - i] = sides[i]
+        shapes.append(tuple(shp))
+    if not inside.flags.c_contiguous:
+        raise ValueError("the exchange search needs a C-contiguous window, to change it in place")
+    flat = inside.reshape(-1)  # a view: the exchanges below write through to ``inside``
+    while True:
         dist = np.zeros(inside.shape, dtype=np.float64)
         for i in range(nd):
-            ax = nd - 1 - i
-            counts = inside.sum(axis=tuple(a for a in range(nd) if a != ax))
-            sums = axis_distance_sums(counts, dims[i], ring[i]).astype(np.float64) * w[i]
-            shp = [1] * nd
-            shp[ax] = sides[i]
-            dist = dist + sums.reshape(shp)
-        flat, dflat = inside.ravel(), dist.ravel()
-        d_in, d_out = np.where(flat, dflat, -1.0), np.where(flat, float(big), dflat)
-        p = np.argpartition(-d_in, kk - 1)[:kk]
+            dist = dist + (sums[i].astype(np.float64) * w[i]).reshape(shapes[i])
+        dflat = dist.ravel()
+        neg_in, d_out = np.where(flat, -dflat, 1.0), np.where(flat, float(big), dflat)  # set cells: -D; free: D
+        p = np.argpartition(neg_in, kk - 1)[:kk]
         q = np.argpartition(d_out, kk - 1)[:kk]
         diff = np.abs(coords[p][:, None, :] - coords[q][None, :, :])
-        L = np.array(dims)
-        diff = np.where(np.array(ring), np.minimum(diff, L - diff), diff)
+        diff = np.where(is_ring, np.minimum(diff, L - diff), diff)
         hops = (diff * w).sum(axis=2)
-        delta = d_out[q][None, :] - hops - d_in[p][:, None]
+        delta = d_out[q][None, :] - hops + neg_in[p][:, None]
         pi, qj = np.unravel_index(int(np.argmin(delta)), delta.shape)
         if delta[pi, qj] >= -1e-9:
             return
-        inside.flat[p[pi]] = False
-        inside.flat[q[qj]] = True
+        out_cell, in_cell = int(p[pi]), int(q[qj])
+        flat[out_cell] = False
+        flat[in_cell] = True
+        for i in range(nd):
+            sums[i] = sums[i] + tables[i][:, coords[in_cell, i]] - tables[i][:, coords[out_cell, i]]
 
 
 @functools.lru_cache(maxsize=1024)

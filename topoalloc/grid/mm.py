@@ -58,7 +58,8 @@ class MM(GridNoncontiguousAllocator):
     (:meth:`~topoalloc.grid.noncontig.NeighbourTable.nearest`). Each candidate's pairwise sum
     comes from per-dimension histograms of its ``k`` coordinates, ``H D H^T / 2`` with ``D`` the
     line or ring distance of one axis (:class:`~topoalloc.grid.noncontig.PairSums`). No Python
-    loop over candidates or nodes.
+    loop over candidates or nodes. A request for one node costs 0 at every candidate, so it is
+    the first candidate's nearest free node, found from that row alone.
 
     Complexity: O(C M + C sum_j L_j^2) vectorised work per allocate, for ``C <= P`` candidates
     (every node once all coordinates hold a free processor), ``M`` the row prefix that holds ``k``
@@ -116,7 +117,12 @@ class MM(GridNoncontiguousAllocator):
         nfree = int(np.count_nonzero(free))
         if n == nfree:
             return np.flatnonzero(free)
-        sel = self._table.nearest(self._candidates(free), free, n, nfree)
+        cands = self._candidates(free)
+        if n == 1:  # every candidate's cost is 0: the first candidate's nearest free node
+            first = np.zeros(1, dtype=np.int64) if cands is None else cands[:1]
+            got: np.ndarray = self._table.nearest(first, free, 1, nfree)[0]
+            return got
+        sel = self._table.nearest(cands, free, n, nfree)
         best = int(self._pair_sums(sel).argmin())
         return np.sort(sel[best])
 
