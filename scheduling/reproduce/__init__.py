@@ -16,8 +16,12 @@ from .._lazy import attach
 if TYPE_CHECKING:
     from ._papers import PAPER_MODULES
     from .claims import (
+        NOT_SIGNIFICANT,
+        SEED_PAPERS,
         Claim,
+        Expectation,
         Outcome,
+        Reading,
         Size,
         UnknownClaimError,
         claims,
@@ -26,17 +30,22 @@ if TYPE_CHECKING:
         register,
         run_claim,
     )
-    from .report import DOC_PATH, Result, document, markdown_table, run_claims, verdict
+    from .judge import Check, bound, fact, judged, ordering, paired, within
+    from .report import DOC_PATH, Result, document, markdown_table, reading_verdicts, run_claims, summary_table, verdict
 
-__all__ = ["Claim", "Outcome", "Size", "register", "run_claim", "claims", "papers", "estimate", "PAPER_MODULES",
-           "UnknownClaimError", "Result", "run_claims", "verdict", "markdown_table", "document", "DOC_PATH"]
+__all__ = ["Claim", "Outcome", "Reading", "Expectation", "Size", "register", "run_claim", "claims", "papers",
+           "estimate", "PAPER_MODULES", "SEED_PAPERS", "NOT_SIGNIFICANT", "UnknownClaimError", "Result", "run_claims",
+           "verdict", "reading_verdicts", "markdown_table", "summary_table", "document", "DOC_PATH",
+           "Check", "ordering", "paired", "bound", "within", "fact", "judged"]
 
 #: Where each public name is defined: name -> module of this package.
 _LAZY_ATTRS = {
-    **dict.fromkeys(("Claim", "Outcome", "Size", "UnknownClaimError", "claims", "estimate", "papers", "register",
-                     "run_claim"), "claims"),
+    **dict.fromkeys(("Claim", "Outcome", "Reading", "Expectation", "Size", "UnknownClaimError", "claims", "estimate",
+                     "papers", "register", "run_claim", "SEED_PAPERS", "NOT_SIGNIFICANT"), "claims"),
+    **dict.fromkeys(("Check", "ordering", "paired", "bound", "within", "fact", "judged"), "judge"),
     "PAPER_MODULES": "_papers",
-    **dict.fromkeys(("DOC_PATH", "Result", "document", "markdown_table", "run_claims", "verdict"), "report"),
+    **dict.fromkeys(("DOC_PATH", "Result", "document", "markdown_table", "run_claims", "verdict", "reading_verdicts",
+                     "summary_table"), "report"),
 }
 
 

@@ -128,6 +128,7 @@ def _sustain(size: Size) -> Outcome:
 
 register(Claim(
     id="lo97-fcfs-sustain", paper="lo97", where="Lo et al. 1997, abstract and §6",
+    quantity="fraction of jobs left unfinished and utilisation at offered load 0.55, FCFS, per allocator over seeds",
     statement="noncontiguous allocation removes external fragmentation: without communication cost every "
               "non-contiguous allocator carries a load (0.55 on the 32x32 mesh under FCFS) at which every "
               "contiguous one saturates",
@@ -157,6 +158,7 @@ def _ordering(size: Size) -> Outcome:
 
 register(Claim(
     id="lo97-noncontig-beats-contiguous", paper="lo97", where="Lo et al. 1997, abstract and §6; Leung et al. 2002",
+    quantity="mean response time, each non-contiguous allocator minus first fit, paired over seeds per load",
     statement="noncontiguous allocation algorithms perform better overall than the contiguous ones, even when "
               "message-passing contention is considered; read as: with jobs slowing each other through shared "
               "links (the flow-level Contention model), MBS, Paging(0) and the Hilbert-curve allocator each have a "
@@ -197,6 +199,7 @@ def _random_hops(size: Size) -> Outcome:
 
 register(Claim(
     id="lo97-random-disperses", paper="lo97", where="Lo et al. 1997, §3 (Random allocation)",
+    quantity="mean pairwise hop distance of a job's nodes, Random minus each allocator, paired over seeds",
     statement="Random allocation scatters a job's processors: a significantly larger average pairwise distance "
               "than the non-contiguous allocators that seek locality -- MBS (Lo et al.), MC1x1 (Mache, Lo & Windisch), "
               "the Hilbert curve with best fit (Leung et al.) and Paging(0) -- on the same jobs",
@@ -219,6 +222,7 @@ def _hilbert(size: Size) -> Outcome:
 
 register(Claim(
     id="lo97-hilbert-locality", paper="lo97", where="Leung et al. 2002 (Cplant)",
+    quantity="mean pairwise hop distance of a job's nodes, Hilbert best fit minus each allocator, paired over seeds",
     statement="one-dimensional allocation along a Hilbert curve with best fit keeps a job's processors close: a "
               "significantly lower average pairwise distance than the buddy-block non-contiguous MBS, than best fit "
               "along the row-major snake curve and than Random, on the same jobs",
@@ -295,6 +299,8 @@ def _bully(size: Size) -> Outcome:
 
 register(Claim(
     id="lo97-yang16-bully", paper="lo97", where="Yang et al., SC16, abstract",
+    quantity="mean run-time stretch of heavy (comm 0.9) and light (comm 0.1) jobs, Random minus contiguous, "
+             "paired over seeds",
     statement="under random placement, the performance improvement of communication-intensive jobs comes at the "
               "expense of less intensive ones (the bully): against contiguous placement, Random gives heavy "
               "communicators (comm 0.9) a significantly smaller run-time stretch and light ones (comm 0.1) a "
@@ -398,6 +404,8 @@ def _isolation(size: Size) -> Outcome:
 
 register(Claim(
     id="lo97-bhatele13-isolation", paper="lo97",
+    quantity="spread (standard deviation) of the run time lost to other jobs' traffic, contiguous minus "
+             "non-contiguous, paired over seeds",
     where="Bhatele et al., SC13, abstract; Pollard et al., SC18, abstract",
     statement="isolating jobs removes the run-to-run variability their neighbours cause: identical jobs vary "
               "significantly less in the time they lose to other jobs' traffic on contiguous, isolated "

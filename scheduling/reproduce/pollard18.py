@@ -194,6 +194,7 @@ def _interference_free(size: Size) -> Outcome:
 
 register(Claim(
     id="pollard18-interference-free", paper="pollard18", where="SC18, abstract",
+    quantity="switch uplinks shared by two running jobs, Isolating and FirstFree, per log window",
     statement="the topology-aware node allocation policy allocates isolated partitions and so provides "
               "interference-free execution: no switch uplink is shared by two running jobs (read: under EASY on "
               "SDSC-SP2 and CTC-SP2 replayed on two-level fat trees of 16-node leaf switches), where the "
@@ -203,6 +204,8 @@ register(Claim(
 
 register(Claim(
     id="pollard18-no-qos-loss", paper="pollard18", where="SC18, abstract",
+    quantity="relative change of utilisation, makespan and mean wait, Isolating over FirstFree, paired over log "
+             "windows",
     statement="for production workloads, topology-aware (interference-free) node allocation does not negatively "
               "impact the cluster's quality of service -- system utilization, schedule makespan, job wait time -- "
               "against a topology-oblivious policy (read: 95% interval of the paired relative worsening over log "

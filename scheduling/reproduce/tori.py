@@ -11,8 +11,20 @@
   completely contained within the prism" when the prisms are "sufficiently small"; this "can
   improve performance for many types of jobs, and variation in run-to-run performance is
   diminished. However, the constraints on job placement may result in jobs waiting longer in the
-  job queue, and overall system utilization may decrease". The page gives no numbers, and the CUG
-  paper's text was not available here, so its numbers are not stated beside ours.
+  job queue, and overall system utilization may decrease". The page gives no numbers. The CUG
+  paper's text, or any public source quoting its numbers, could not be found: searched (public
+  web pages, documentation pages, code and issue threads) for its title, its authors with "Cray
+  User Group 2014", "Blue Waters topology-aware scheduling" with wait time, utilisation,
+  run-time variability or the applications usually measured there, and "Shape Table" with Blue
+  Waters; what turned up is the page above, the Blue Waters user guide and queue policies, and
+  Li, Malawski & Nabrzyski, "Topology-aware scheduling on Blue Waters with proactive queue
+  scanning and migration-based job placement" (JSSPP 2016), whose abstract states the direction
+  only (the prism requirement causes internal fragmentation, contiguous allocation external
+  fragmentation, and the pre-defined Shape Table is slow to search) with no numbers of the 2014
+  study and no statement of which prism shapes the table allows for a node count. So the claim
+  compares directions only, and the prisms are read as any box (below). The alternative the
+  issue allows, Tang et al., IPDPS 2011, needs the ANL Intrepid log, which is not among the shared
+  traces (the Parallel Workloads Archive logs of CTC, HPC2N, NASA, SDSC and a Lublin model).
 
 **Machine and workload.** A 3D torus (quick: ``Torus(8, 8, 8)``, 512 nodes; full:
 ``Torus(16, 16, 16)``, 4,096 nodes) replaying the SDSC-SP2 log (128 nodes) with every job's node
@@ -237,6 +249,8 @@ register(Claim(
               "from 385), and all jobs wait longer with boxes than with the non-contiguous curve free list",
     run=_fugaku,
     paper_value="mesh/torus waits longer than noncont (no numbers in the guide)",
+    quantity="mean wait (s): of the jobs below 385 nodes, box first fit minus size classes; of all jobs, box first "
+             "fit minus the curve free list; paired over log windows",
 ))
 
 
@@ -269,6 +283,8 @@ register(Claim(
               "significantly longer mean wait, a lower utilisation and a smaller spread (standard deviation over "
               "jobs) of the share of run time lost to other jobs",
     run=_blue_waters,
-    paper_value="longer waits, lower utilization, less run-to-run variation (no numbers on the page; the CUG 2014 "
-                "paper's were not available)",
+    paper_value="longer waits, lower utilization, less run-to-run variation (no numbers on the page; neither the "
+                "CUG 2014 paper nor any public source quoting its numbers could be found)",
+    quantity="mean wait (s), utilisation, and the standard deviation over jobs of the share of run time lost to "
+             "other jobs, box first fit minus the curve free list, paired over log windows",
 ))

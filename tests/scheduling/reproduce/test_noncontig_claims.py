@@ -33,8 +33,11 @@ def test_a_claim_that_is_not_significant_is_never_reproduced():
     with pytest.raises(ValueError, match="not significant"):
         Outcome(True, "", undecided=("x",))
     out = Outcome(False, "", undecided=("x",))
-    assert claims_module.outcome_verdict(out, True) == claims_module.NOT_SIGNIFICANT
+    # asserted reproduced but undecided at the paper's size: a regression, which says why
+    assert claims_module.outcome_verdict(out, True) == "REGRESSION (not significant)"
     assert claims_module.outcome_verdict(out, False) == claims_module.NOT_SIGNIFICANT
+    assert claims_module.outcome_verdict(out, claims_module.NOT_SIGNIFICANT) == claims_module.NOT_SIGNIFICANT
+    assert claims_module.outcome_verdict(out, True, quick=True) == claims_module.NOT_SIGNIFICANT_HERE
     assert verdict(Result(claims("lo97")[0], out)) != "reproduced"
 
 
