@@ -3,7 +3,9 @@ management simulator for job dispatching research in HPC systems", Cluster Compu
 
 Runs the ``lublin_256`` trace (from ``$TOPOALLOC_TRACES``, default ``../shared/traces``) on a flat
 256-processor machine with FIFO and with EASY backfilling in both simulators, checks that the FIFO
-schedules are identical job for job (start and end of every job), and prints the wall-time ratio.
+schedules are identical job for job (start and end of every job), and prints the ratios of wall
+time and of CPU time (on a loaded machine the CPU time is the steadier figure: time spent waiting
+for a core is not counted).
 
 AccaSim is a benchmark-only dependency (``pip install topoalloc[peer]`` or ``pip install accasim``).
 Its last release (1.1.3) still does ``from collections import Mapping``, which Python 3.10 removed;
@@ -13,24 +15,25 @@ directory with the requested time (field 9) set to the run time where it is unkn
 :func:`~scheduling.workloads.load_swf` uses as the estimate (AccaSim would otherwise take ``-1``).
 The machine is 256 AccaSim nodes of one core each (a job of ``n`` processors asks for ``n`` nodes).
 The AccaSim run includes its own SWF parsing and writing of its schedule file (its normal mode);
-topoalloc's includes reading the SWF file. The best wall time is kept: of ``--repeat`` runs for
-AccaSim, of at least five for topoalloc (a run takes well under a second; the best of several
-filters out noise from other processes).
+topoalloc's includes reading the SWF file. The best wall time and the best CPU time
+(``time.process_time``) are kept: of ``--repeat`` runs for AccaSim, of at least five for topoalloc
+(a run takes well under a second; the best of several filters out noise from other processes).
 
 Notes on EASY: the two EASY schedules are not compared. AccaSim's ``EASYBackfilling`` computes the
 blocked job's reservation once, then backfills with ``reserved_nodes=[]``, so a backfilled job is
 never kept off the nodes the head needs and can delay the head; topoalloc's ``EASY`` never does.
 
 Whole processes: ``--whole-process`` also times each simulator as a user runs it, one fresh
-process per run, with ``/usr/bin/time`` (elapsed wall time; ``time.perf_counter`` around the child
-when ``/usr/bin/time`` is absent): ``topoalloc replay`` of the file with the policy on a flat
-256-processor ``FlatPool`` (imports, reading the trace, simulating, printing its table), and a
-Python process that imports AccaSim and runs the same simulation. Those figures include each
-package's import time; the in-process ones do not.
+process per run (elapsed wall time, ``time.perf_counter`` around the child, and its CPU time, user
+plus system, from ``resource.getrusage(RUSAGE_CHILDREN)`` before and after, which counts every
+thread of the child): ``topoalloc replay`` of the file with the policy on a flat 256-processor
+``FlatPool`` (imports, reading the trace, simulating, printing its table), and a Python process
+that imports AccaSim and runs the same simulation. Those figures include each package's import
+time; the in-process ones do not.
 
 Usage::
 
-    python benchmarks/peer_accasim.py [--jobs N] [--repeat R] [--skip-easy] [--whole-process]
+    python benchmarks/peer_accasim.py [--jobs N] [--repeat R] [--skip-easy | --skip-fifo] [--whole-process]
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import gzip
 import json
 import logging
 import os
-import shutil
+import resource
 import subprocess
 import sys
 import tempfile
@@ -77,13 +80,14 @@ def prepare(workdir: Path, jobs: int | None) -> Path:
     return out
 
 
-def run_topoalloc(path: Path, policy: str) -> tuple[float, dict[int, tuple[float, float]]]:
-    t0 = time.perf_counter()
+def run_topoalloc(path: Path, policy: str) -> tuple[tuple[float, float], dict[int, tuple[float, float]]]:
+    """One in-process run: ``((wall s, CPU s), schedule)``."""
+    t0, c0 = time.perf_counter(), time.process_time()
     trace = load_swf(path, machine_size=P)
     result = simulate(FlatPool(Flat(P)), policy, trace, jobs=None)
-    wall = time.perf_counter() - t0
+    took = time.perf_counter() - t0, time.process_time() - c0
     sched = {i: (s, e) for i, s, e, _ in result.schedule()}
-    return wall, sched
+    return took, sched
 
 
 def _import_accasim():
@@ -96,7 +100,8 @@ def _import_accasim():
     return Simulator, FirstInFirstOut, EASYBackfilling, FirstFit
 
 
-def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[float, dict[int, tuple[float, float]]]:
+def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[tuple[float, float], dict[int, tuple[float, float]]]:
+    """One in-process AccaSim run: ``((wall s, CPU s), schedule)``."""
     Simulator, FirstInFirstOut, EASYBackfilling, FirstFit = _import_accasim()
     config = workdir / "system.config"
     config.write_text(json.dumps({"groups": {"g": {"core": 1}}, "resources": {"g": P}}))
@@ -115,11 +120,11 @@ def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[float, dict[int
     cwd = os.getcwd()
     os.chdir(workdir)  # AccaSim writes its results folder relative to the current directory
     try:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sim = Simulator(str(path), str(config), dispatcher, RESULTS_FOLDER_NAME=str(results),
                         SCHEDULE_OUTPUT=schedule_format, show_statistics=False, statistics_output=False)
         files = sim.start_simulation()
-        wall = time.perf_counter() - t0
+        took = time.perf_counter() - t0, time.process_time() - c0
     finally:
         os.chdir(cwd)
     sched: dict[int, tuple[float, float]] = {}
@@ -127,7 +132,7 @@ def run_accasim(path: Path, policy: str, workdir: Path) -> tuple[float, dict[int
         for line in fh:
             jid, _, start, end = line.strip().split(";")[:4]
             sched[int(jid)] = (float(start), float(end))
-    return wall, sched
+    return took, sched
 
 
 def _child_env() -> dict[str, str]:
@@ -138,26 +143,34 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _timed(cmd: list[str], cwd: Path) -> float:
-    """Elapsed wall time of ``cmd`` as a fresh process (``/usr/bin/time -f %e`` when present)."""
-    gnu_time = shutil.which("time")
-    if gnu_time:
-        out = subprocess.run([gnu_time, "-f", "%e", *cmd], cwd=cwd, env=_child_env(), check=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
-        return float(out.strip().splitlines()[-1])
-    t0 = time.perf_counter()
+def _cpu_children() -> float:
+    """CPU seconds (user plus system) of the child processes waited for so far."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def _timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """``(elapsed wall s, CPU s)`` of ``cmd`` as a fresh process."""
+    t0, c0 = time.perf_counter(), _cpu_children()
     subprocess.run(cmd, cwd=cwd, env=_child_env(), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, _cpu_children() - c0
 
 
-def whole_process(path: Path, policy: str, workdir: Path, repeat: int) -> tuple[float, float]:
-    """Best elapsed time of ``repeat`` fresh processes each: ``topoalloc replay`` and AccaSim."""
+def _best(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The least wall time and the least CPU time of several runs."""
+    return min(w for w, _ in runs), min(c for _, c in runs)
+
+
+def whole_process(path: Path, policy: str, workdir: Path,
+                  repeat: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Best ``(wall, CPU)`` times of fresh processes: ``topoalloc replay`` (at least three) and
+    AccaSim (``repeat``)."""
     ours_cmd = [sys.executable, "-m", "scheduling.cli", "replay", str(path), "--topology", f"flat:{P}",
                 "--allocators", "FlatPool", "--policies", policy, "--no-progress", "--workers", "1"]
     theirs_cmd = [sys.executable, str(Path(__file__).resolve()), "--child-accasim", policy, str(path)]
     _timed(ours_cmd, workdir)  # warm the file and bytecode caches (AccaSim's are warm from the in-process run)
-    ours = min(_timed(ours_cmd, workdir) for _ in range(max(repeat, 3)))
-    theirs = min(_timed(theirs_cmd, workdir) for _ in range(repeat))
+    ours = _best([_timed(ours_cmd, workdir) for _ in range(max(repeat, 3))])
+    theirs = _best([_timed(theirs_cmd, workdir) for _ in range(repeat)])
     return ours, theirs
 
 
@@ -181,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=None, help="only the first N jobs of the trace")
     ap.add_argument("--repeat", type=int, default=1, help="timing repetitions (best kept)")
-    ap.add_argument("--skip-easy", action="store_true", help="FIFO only")
+    skip = ap.add_mutually_exclusive_group()
+    skip.add_argument("--skip-easy", action="store_true", help="FIFO only")
+    skip.add_argument("--skip-fifo", action="store_true", help="EASY only (AccaSim's FIFO run is the long one)")
     ap.add_argument("--whole-process", action="store_true",
-                    help="also time each simulator as a fresh process (/usr/bin/time), imports included")
+                    help="also time each simulator as a fresh process, imports included")
     ap.add_argument("--child-accasim", nargs=2, metavar=("POLICY", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child_accasim:  # one AccaSim run as its own process (for --whole-process)
@@ -202,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(tmp)
         path = prepare(workdir, args.jobs)
         rows = []
-        for policy, theirs_name in [("FCFS", "FIFO"), ("EASY", "EASY")][: 1 if args.skip_easy else 2]:
+        pairs = [("FCFS", "FIFO"), ("EASY", "EASY")]
+        for policy, theirs_name in pairs[1:] if args.skip_fifo else pairs[:1] if args.skip_easy else pairs:
             ours_t, theirs_t = [], []
             for _ in range(max(args.repeat, 5)):  # cheap: always at least 5 timings
                 t, ours = run_topoalloc(path, policy)
@@ -218,18 +234,22 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 verdict = f"not compared ({len(diff)} of {len(ours)} jobs differ)"
             whole = whole_process(path, policy, workdir, args.repeat) if args.whole_process else None
-            rows.append((theirs_name, len(ours), min(ours_t), min(theirs_t), verdict, whole))
-        print(f"lublin_256, {P} processors, FlatPool vs AccaSim FirstFit; best wall time of "
+            rows.append((theirs_name, len(ours), _best(ours_t), _best(theirs_t), verdict, whole))
+        print(f"lublin_256, {P} processors, FlatPool vs AccaSim FirstFit; best wall and CPU times of "
               f"{max(args.repeat, 5)} (topoalloc) and {args.repeat} (AccaSim) runs; {_load()}")
-        print(f"{'policy':8} {'jobs':>6} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7}  schedules")
+        head = (f"{'policy':8} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7} {'CPU: ours':>10} {'AccaSim':>8} "
+                f"{'ratio':>7}")
+        print(f"{'policy':8} {'jobs':>6}" + head[8:] + "  schedules")
         for name, n, ours, theirs, verdict, _ in rows:
-            print(f"{name:8} {n:6d} {ours:12.3f} {theirs:10.2f} {theirs / ours:6.0f}x  {verdict}")
+            print(f"{name:8} {n:6d} {ours[0]:12.3f} {theirs[0]:10.2f} {theirs[0] / ours[0]:6.0f}x "
+                  f"{ours[1]:10.3f} {theirs[1]:8.2f} {theirs[1] / ours[1]:6.0f}x  {verdict}")
         if args.whole_process:
-            print(f"\nwhole processes (/usr/bin/time, best of {max(args.repeat, 3)} and {args.repeat}): "
+            print(f"\nwhole processes (wall and CPU, best of {max(args.repeat, 3)} and {args.repeat}): "
                   "topoalloc replay vs a Python process running AccaSim")
-            print(f"{'policy':8} {'topoalloc s':>12} {'AccaSim s':>10} {'ratio':>7}")
+            print(head)
             for name, _, _, _, _, (ours, theirs) in rows:
-                print(f"{name:8} {ours:12.2f} {theirs:10.2f} {theirs / ours:6.0f}x")
+                print(f"{name:8} {ours[0]:12.2f} {theirs[0]:10.2f} {theirs[0] / ours[0]:6.0f}x "
+                      f"{ours[1]:10.2f} {theirs[1]:8.2f} {theirs[1] / ours[1]:6.0f}x")
     return status
 
 

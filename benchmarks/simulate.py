@@ -213,12 +213,15 @@ def _columns(unit: str, policies: tuple[str, ...]) -> None:
 
 def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ...] = ("EASY", "Conservative")) -> None:
     """FCFS and the backfilling ``policies`` on the same allocator and jobs, timed side by side in
-    one process: ``repeats`` rounds, each running FCFS then every policy once. The times are the
-    medians over the rounds; each ratio is the median over the rounds of the policy's time over
-    FCFS's in the same round (paired, so a slow spell of the machine moves both)."""
+    one process: ``repeats`` rounds, each running FCFS then every policy once (the policies in
+    turn first, so neither gains from following the other). The times are CPU seconds of this
+    process (``time.process_time``: time spent waiting for a core on a loaded machine is not
+    counted), the medians over the rounds; each ratio is the median over the rounds of the
+    policy's time over FCFS's in the same round (paired, so a slow spell of the machine moves
+    both)."""
     import statistics
 
-    print(f"# backfilling: {count:,} jobs per run, {repeats} rounds (median times, median of each round's "
+    print(f"# backfilling: {count:,} jobs per run, {repeats} rounds (median CPU times, median of each round's "
           f"ratio); trace cases: {BACKFILL_TRACE} "
           f"sizes x8 rounded up to powers of two on 1,024 processors, recorded run times and estimates; "
           f"tight cases: the same jobs, estimates from the run times (tight_estimates: a third exact, a tenth "
@@ -228,12 +231,13 @@ def backfill(count: int, repeats: int, only: str | None, policies: tuple[str, ..
         if only and only not in name:
             continue
         times: dict[str, list[float]] = {p: [] for p in ("FCFS", *policies)}
-        for _ in range(repeats):
-            for policy in times:
+        for r in range(repeats):
+            order = policies[r % len(policies):] + policies[: r % len(policies)]
+            for policy in ("FCFS", *order):
                 alloc = make()
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 simulate(alloc, policy, jobs, jobs=None)
-                times[policy].append(time.perf_counter() - t0)
+                times[policy].append(time.process_time() - t0)
         med = {p: statistics.median(ts) for p, ts in times.items()}
         ratio = {p: statistics.median(t / f for t, f in zip(times[p], times["FCFS"], strict=True)) for p in policies}
         print(f"{name:32} {med['FCFS']:8.3f}" + "".join(f" {med[p]:8.3f}" for p in policies)
@@ -294,8 +298,9 @@ def scaling(sizes: tuple[int, ...], repeats: int) -> None:
     """Time per simulated job of FCFS and Conservative as the run grows, on seed 002's workload
     on Zhu's first fit (32x32, load 0.6, exact estimates): a stationary workload whose queue stays
     bounded, so a per-job cost that grows would be the policy's own state growing with the trace.
-    Each size runs FCFS then Conservative ``repeats`` times in this process (medians); the queue
-    column is Conservative's mean and largest queue at its decisions."""
+    Each size runs FCFS then Conservative ``repeats`` times in this process (medians of CPU
+    seconds, ``time.process_time``); the queue column is Conservative's mean and largest queue at
+    its decisions."""
     import statistics
 
     import topoalloc
@@ -309,7 +314,7 @@ def scaling(sizes: tuple[int, ...], repeats: int) -> None:
             queue.append(len(self._waiting))
             return super().decide(now)
 
-    print(f"# per-job cost: seed 002 on FirstFit 32x32, load 0.6, {repeats} rounds (medians)")
+    print(f"# per-job CPU cost: seed 002 on FirstFit 32x32, load 0.6, {repeats} rounds (medians)")
     print(f"{'jobs':>8} {'FCFS us/job':>12} {'Cons. us/job':>13} {'Cons./FCFS':>11} {'queue mean':>11} "
           f"{'queue max':>10}")
     for size in sizes:
@@ -319,9 +324,9 @@ def scaling(sizes: tuple[int, ...], repeats: int) -> None:
             for name in times:
                 queue.clear()
                 policy = Watched() if name == "Conservative" else name
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 simulate(topoalloc.FirstFit(mesh), policy, jobs, jobs=None)
-                times[name].append(time.perf_counter() - t0)
+                times[name].append(time.process_time() - t0)
         fcfs, cons = (statistics.median(times[k]) for k in ("FCFS", "Conservative"))
         ratio = statistics.median(c / f for c, f in zip(times["Conservative"], times["FCFS"], strict=True))
         print(f"{size:8,} {fcfs / size * 1e6:12.1f} {cons / size * 1e6:13.1f} {ratio:11.1f} "

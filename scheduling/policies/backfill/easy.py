@@ -356,7 +356,7 @@ class EASY(_Backfilling):
         # only for one that does not (the answer is the same later in the pass: jobs started
         # before it end by the bound, when the reserved nodes are expected free anyway)
         bound = -math.inf
-        reserved = box = None
+        reserved = box = avoid = None
         off = -1  # free processors off the reserved nodes (-1: not counted yet)
         started: list[int] = []  # queue positions
         qn, qe, qk = self._qn, self._qe, self._qk
@@ -377,9 +377,8 @@ class EASY(_Backfilling):
                 if end > bound:
                     res = self._head_reservation(now)
                     bound, reserved, box = max(res.start, now), res, self._box
-            request = relaxed.get(job.id, job.request) if relaxed else job.request
             if end <= bound:
-                got = alloc.allocate(request)
+                got = alloc.allocate(relaxed.get(job.id, job.request) if relaxed else job.request)
                 if got is None:
                     failed.add(key)
                     continue
@@ -405,7 +404,9 @@ class EASY(_Backfilling):
                         off = free - self._box_free
                 if n > off:
                     continue
-                got = alloc.allocate_avoiding(request, _mask_of(reserved))
+                if avoid is None:
+                    avoid = _mask_of(reserved)
+                got = alloc.allocate_avoiding(relaxed.get(job.id, job.request) if relaxed else job.request, avoid)
                 if got is None:
                     failed_off.add(key)
                     continue

@@ -745,7 +745,7 @@ def _schedule_with(policy, make, jobs):
 #: (policy class, private switch, flat case too): the shortcut is on by default; off, the policy
 #: does the full work
 SHORTCUTS = [(EASY, "_floor_first", False), (EASY, "_keep_early", True), (EASY, "_skip_dead", True),
-             (EASY, "_keep_box_count", False), (Conservative, "_skip", False)]
+             (EASY, "_keep_box_count", False), (Conservative, "_skip", False), (Conservative, "_direct", False)]
 
 
 @pytest.mark.parametrize("case, cls, switch", [(c, cls, s) for cls, s, flat in SHORTCUTS for c in CASES
@@ -755,7 +755,8 @@ def test_shortcuts_change_no_decision(case, cls, switch):
     lower bound of the shadow time and keeps it over early ends of jobs expected to end before
     it, and on a flat machine skips the jobs found unable to start under the kept reservation; on
     a topology it keeps the free count of the reserved rectangle across passes; Conservative's
-    compression skips the searches its log of freed room proves useless: with any shortcut
+    compression skips the searches its log of freed room proves useless, and it starts a job
+    that no other reservation overlaps with the allocator's own first placement: with any shortcut
     switched off the schedule and every placement are the same (estimates above, at and below
     the run times, zero-length jobs)."""
     make, topology, _, _ = CASES[case]
@@ -778,6 +779,22 @@ def test_a_shortcut_that_skips_too_much_is_caught():
             return [], now  # nothing freed, ever
 
     assert _schedule_with(Lazy(), make, jobs) != _schedule_with(Conservative(), make, jobs)
+
+
+def test_starting_off_reserved_nodes_without_checking_them_is_caught():
+    """The comparison above can fail for the direct start too: a Conservative that starts every
+    job with the allocator's first placement, even where other reservations hold nodes over its
+    run, takes reserved nodes and delays their jobs (the same jobs as the shortcut test, on the
+    cube)."""
+    make, topology, _, _ = CASES["cube"]
+    jobs = _mixed_estimates(synthetic(300, 64, 7, load=0.95, over=3.0, topology=topology), 7)
+
+    class Careless(Conservative):
+        def bind(self, allocator):
+            super().bind(allocator)
+            allocator.allocate_avoiding = lambda request, avoid: allocator.allocate(request)
+
+    assert _schedule_with(Careless(), make, jobs) != _schedule_with(Conservative(), make, jobs)
 
 
 @pytest.mark.parametrize("case", ["mesh", "frame", "buddy2d", "cube"])
