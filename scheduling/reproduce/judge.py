@@ -149,17 +149,18 @@ def fact(name: str, holds: bool, text: str = "") -> Check:
 
 
 def judged(checks: Sequence[Check], ours: str = "", values: Mapping[str, Any] | None = None, *,
-           readings: Mapping[str, Outcome] | None = None) -> Outcome:
+           context: str = "", readings: Mapping[str, Outcome] | None = None) -> Outcome:
     """The :class:`~scheduling.reproduce.claims.Outcome` of a claim made of ``checks``: holds
     when every check holds; refuted (``holds`` false, nothing undecided) when any is refuted;
-    otherwise undecided, naming the undecided checks. ``ours`` (default: one line per check) is
-    what the report prints; ``values`` adds numbers; ``readings`` the outcomes under the claim's
-    other readings (:class:`~scheduling.reproduce.claims.Reading`)."""
+    otherwise undecided, naming the undecided checks. ``ours`` is what the report prints (default:
+    ``context``, a colon, then every check with its numbers and state); ``values`` adds numbers;
+    ``readings`` the outcomes under the claim's other readings
+    (:class:`~scheduling.reproduce.claims.Reading`)."""
     if not checks:
         raise ValueError("a claim needs at least one check")
     refuted = [c for c in checks if c.state == REFUTED]
     undecided = () if refuted else tuple(c.name for c in checks if c.state == UNDECIDED)
-    text = ours or "; ".join(str(c) for c in checks)
+    text = ours or (f"{context}: " if context else "") + "; ".join(str(c) for c in checks)
     vals: dict[str, Any] = {"checks": {c.name: (c.state, c.value) for c in checks}}
     vals.update(values or {})
     return Outcome(not refuted and not undecided, text, vals, undecided=undecided, readings=dict(readings or {}))

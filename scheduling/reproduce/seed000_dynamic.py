@@ -149,10 +149,6 @@ def _ratios(num: Sequence[float], den: Sequence[float]) -> list[float]:
     return [a / b for a, b in zip(num, den, strict=True)]
 
 
-def _ours(head: str, checks: Sequence[Check]) -> str:
-    return head + " -- " + "; ".join(str(c) for c in checks)
-
-
 ONE_QUEUE = "DSMJF: one queue"
 
 
@@ -186,7 +182,7 @@ def _misp(size: Size, running_first: bool) -> Outcome:
     checks = _chain(("DEQP", "DPROP", "DSMJF", "DFCFS"), rt, plan, "(MISP, uniform, L = 0.8)")
     m = _means(("DEQP", "DSMJF"), rt, plan)
     checks.append(bound("RT(DSMJF) / RT(DEQP) > 1.1", _ratios(m["DSMJF"], m["DEQP"]), 1.1, above=True))
-    return judged(checks, _ours(f"mean response time {_listing(m)}", checks), m)
+    return judged(checks, values=m, context=f"mean response time {_listing(m)}")
 
 
 register(Claim(
@@ -208,7 +204,7 @@ def _linear(size: Size, running_first: bool) -> Outcome:
         return _rt(plan, p, "uniform", "linear", 0.8, running_first=running_first)
 
     checks = _chain(("DSMJF", "DFCFS", "DEQP", "DPROP"), rt, plan, "(linear, uniform, L = 0.8, C = 0)")
-    return judged(checks, _ours("linear speedup", checks))
+    return judged(checks, context="linear speedup")
 
 
 register(Claim(
@@ -234,7 +230,7 @@ def _overhead_gap(size: Size, running_first: bool) -> Outcome:
     checks = [ordering(f"advantage at C = 1 > at C = 0 ({execution} times)", _advantage(plan, execution, 1.0,
                        running_first), _advantage(plan, execution, 0.0, running_first), GREATER, start=START,
                        max_replications=plan.cap) for execution in ("exponential", "uniform")]
-    return judged(checks, _ours("1 - RT(DSMJF)/RT(DEQP), linear speedup, L = 0.8", checks))
+    return judged(checks, context="1 - RT(DSMJF)/RT(DEQP), linear speedup, L = 0.8")
 
 
 register(Claim(
@@ -266,7 +262,7 @@ def _magnitudes(size: Size, running_first: bool) -> Outcome:
             checks.append(bound(f"advantage < {tol:.0%} ({execution}, C = {C:g})", v, tol, above=False))
         else:
             checks.append(within(f"advantage ≈ {target:.0%} ({execution}, C = {C:g})", v, target, tol))
-    return judged(checks, _ours("1 - RT(DSMJF)/RT(DEQP), linear speedup, L = 0.8", checks), values)
+    return judged(checks, values=values, context="1 - RT(DSMJF)/RT(DEQP), linear speedup, L = 0.8")
 
 
 register(Claim(
@@ -445,7 +441,7 @@ def _exponential_linear(size: Size, running_first: bool) -> Outcome:
 
     checks = _chain(("DSMJF", "DEQP", "DFCFS", "DPROP"), rt1, hi, "(exponential, linear, L = 0.8, C = 1)")
     checks += _chain(("DPROP", "DFCFS"), rt0, lo, "(exponential, linear, L = 0.8, C = 0)")
-    return judged(checks, _ours("linear speedup, exponential times", checks))
+    return judged(checks, context="linear speedup, exponential times")
 
 
 register(Claim(
@@ -466,7 +462,7 @@ def _exponential_linear_moderate(size: Size, running_first: bool) -> Outcome:
         return _rt(plan, p, "exponential", "linear", 0.6, 0.0, running_first)
 
     checks = _chain(("DSMJF", "DEQP"), rt, plan, "(exponential, linear, L = 0.6, C = 0)")
-    return judged(checks, _ours("linear speedup, exponential times", checks))
+    return judged(checks, context="linear speedup, exponential times")
 
 
 register(Claim(
@@ -504,7 +500,7 @@ def _fairness(size: Size) -> Outcome:
                        GREATER, **kw),
               ordering("requests 49-64: RT(DPROP-SM/2) > RT(DPROP)", group("DPROP-SM/2", large),
                        group("DPROP", large), GREATER, **kw)]
-    return judged(checks, _ours("MISP, uniform, L = 1, mean response time by request", checks))
+    return judged(checks, context="MISP, uniform, L = 1, mean response time by request")
 
 
 register(Claim(
@@ -524,7 +520,7 @@ def _dprop_sm2(size: Size) -> Outcome:
         return _rt(plan, p, "uniform", "misp", 0.8)
 
     checks = _chain(("DEQP", "DPROP-SM/2", "DPROP"), rt, plan, "(MISP, uniform, L = 0.8)")
-    return judged(checks, _ours("MISP speedup", checks))
+    return judged(checks, context="MISP speedup")
 
 
 register(Claim(
@@ -548,7 +544,7 @@ def _applications_claim(size: Size, running_first: bool) -> Outcome:
     m = _means(("DEQP", "DSMJF", "DFCFS"), rt, plan)
     checks += [bound(f"RT({p}) / RT(DEQP) > 1.4", _ratios(m[p], m["DEQP"]), 1.4, above=True)
                for p in ("DSMJF", "DFCFS")]
-    return judged(checks, _ours(f"Table 4.1/4.2 applications, L = 0.8: {_listing(m)}", checks), m)
+    return judged(checks, values=m, context=f"Table 4.1/4.2 applications, L = 0.8: {_listing(m)}")
 
 
 register(Claim(
@@ -580,10 +576,8 @@ def _mfff_checks(plan: _Plan, loads: Sequence[float]) -> list[Check]:
 def _mfff_high_overhead(size: Size) -> Outcome:
     plan = _plan(size)
     checks = _mfff_checks(plan, FIG_4_9_LOADS)
-    low = judged(_mfff_checks(plan, (FIG_4_9_LOW,)) + checks,
-                 _ours(f"also at L = {FIG_4_9_LOW:g}", _mfff_checks(plan, (FIG_4_9_LOW,))))
-    return judged(checks, _ours("MISP, run times uniform on [1, 10], C = 0.5", checks),
-                  readings={"loads 0.2-1.0": low})
+    low = judged(_mfff_checks(plan, (FIG_4_9_LOW,)) + checks, context=f"also at L = {FIG_4_9_LOW:g}")
+    return judged(checks, context="MISP, run times uniform on [1, 10], C = 0.5", readings={"loads 0.2-1.0": low})
 
 
 register(Claim(
@@ -609,7 +603,7 @@ def _dynamic_beats_mfff(size: Size) -> Outcome:
     checks = [ordering(f"RT({p}, C = {C:g}) < RT(MFFF) ({execution}, L = 0.8)", _rt(plan, p, execution, "misp", 0.8, C),
                        _rt(plan, "MFFF", execution, "misp", 0.8), LESS, **kw)
               for execution in ("uniform", "exponential") for C in (0.0, 1.0) for p in ("DEQP", "DPROP")]
-    return judged(checks, _ours("MISP speedup, uniform sizes", checks))
+    return judged(checks, context="MISP speedup, uniform sizes")
 
 
 register(Claim(

@@ -149,7 +149,7 @@ def beyond_limit(name: str, values_at: Callable[[int], float], limit: float, r: 
 
 def verdict_of(checks: Sequence[Check], context: str, **readings: Outcome) -> Outcome:
     """The claim's outcome from ``checks``; ``ours`` is ``context`` then every check with its state."""
-    return judged(checks, context + ": " + "; ".join(str(c) for c in checks), readings=readings)
+    return judged(checks, context=context, readings=readings)
 
 
 def state_counts(checks: Sequence[Check]) -> str:

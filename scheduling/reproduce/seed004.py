@@ -49,7 +49,6 @@ significant, capped at 3 (quick, 300 jobs) or 10 (full, 3,000 jobs).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -290,7 +289,7 @@ def _cmp(name: str, a: _Run, b: _Run, c: int, expect: str = LESS) -> Check:
     ma, mb = a.mean_pseudo(c), b.mean_pseudo(c)
     if len(ma) == 0:
         return Check(name, UNDECIDED, "no jobs of the class")
-    return paired(name, ma.tolist(), mb.tolist(), expect)
+    return paired(name, ma.tolist(), mb.tolist(), expect, unit="windows")
 
 
 def _wratio(a: _Run, b: _Run, c: int) -> list[float]:
@@ -326,13 +325,12 @@ def _wbound(name: str, values: Sequence[float], limit: float, *, above: bool) ->
     return bound(name, values, limit, above=above)
 
 
-_SEEDS = re.compile(r"paired replications, seeds \d+\.\.\d+")
 
 
 def _says(checks: Sequence[Check], held_word: str = "holds over the 4-day windows") -> str:
     """The checks, briefly: the ones that hold by name; the others with their numbers."""
     held = [c.name for c in checks if c.state == HOLDS]
-    other = [f"{c.name}: {_SEEDS.sub('windows', c.text)} [{c.state}]" for c in checks if c.state != HOLDS]
+    other = [f"{c.name}: {c.text} [{c.state}]" for c in checks if c.state != HOLDS]
     parts = ([f"{held_word}: {'; '.join(held)}"] if held else []) + other
     return "; ".join(parts)
 
@@ -680,8 +678,8 @@ def _vanilla_synthetic(size: Size) -> Outcome:
     ratio = [a / b for a, b in zip(o.a, o.b, strict=True)]
     checks = [paired("vanilla's mean turnaround longer than EASY's", o.a, o.b, GREATER, start=1),
               bound("vanilla's mean turnaround over EASY's above 2", ratio, 2.0, above=True)]
-    return judged(checks, f"{n} jobs, 64 processors, load 0.3, seeds 1..{len(ratio)}: "
-                          f"{'; '.join(str(c) for c in checks)}", {"turnaround_ratio": ratio})
+    return judged(checks, values={"turnaround_ratio": ratio},
+                  context=f"{n} jobs, 64 processors, load 0.3, seeds 1..{len(ratio)}")
 
 
 register(Claim(
@@ -726,7 +724,7 @@ def _short_cycles(size: Size) -> Outcome:
     for v in _GANGS:
         checks.append(_wbound(f"{_NAMES[v]}: degrades at T = 1000 s", _degradation(size, v, 1000.0), 0.0, above=True))
         checks.append(paired(f"{_NAMES[v]}: degrades more at T = 1000 s than at 3000 s", _degradation(size, v, 1000.0),
-                             _degradation(size, v, 3000.0), GREATER))
+                             _degradation(size, v, 3000.0), GREATER, unit="windows"))
         parts.append(f"{_NAMES[v]} {_month_degradation(size, v, 1000.0):+.1%} against "
                      f"{_month_degradation(size, v, 3000.0):+.1%}")
     return judged(checks, _switch_label(size) + "mean response at 16 s over 1 s, T = 1000 against 3000 s: "

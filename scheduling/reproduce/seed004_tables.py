@@ -106,8 +106,10 @@ def _degradation_trend(size: Size) -> Outcome:
     checks, parts = [], []
     for v in _GANGS:
         d = {t: _degradation(size, v, t) for t in _CYCLES}
-        checks.append(paired(f"{_NAMES[v]}: degrades more at 300 s than at 1000 s", d[300.0], d[1000.0], GREATER))
-        checks.append(paired(f"{_NAMES[v]}: degrades more at 1000 s than at 3000 s", d[1000.0], d[3000.0], GREATER))
+        checks.append(paired(f"{_NAMES[v]}: degrades more at 300 s than at 1000 s", d[300.0], d[1000.0], GREATER,
+                             unit="windows"))
+        checks.append(paired(f"{_NAMES[v]}: degrades more at 1000 s than at 3000 s", d[1000.0], d[3000.0], GREATER,
+                             unit="windows"))
         parts.append(f"{_NAMES[v]} " + ", ".join(f"{_month_degradation(size, v, t):+.1%}" for t in _CYCLES))
     return judged(checks, _switch_label(size) + "mean response at 16 s over 1 s at T = 300, 1000, 3000 s: "
                   + "; ".join(parts) + "; " + _says(checks))
