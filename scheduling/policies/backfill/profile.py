@@ -6,7 +6,9 @@ See :class:`FreeProfile`.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
+import operator
 from collections.abc import Iterator
 
 __all__ = ["FreeProfile"]
@@ -42,16 +44,6 @@ class FreeProfile:
         self.free: list[int] = [size]
         self.held: list[int] = [0]
 
-    def _cut(self, t: float) -> int:
-        """The index of breakpoint ``t``, inserted (splitting its step) if absent."""
-        times = self.times
-        i = bisect.bisect_left(times, t)
-        if i == len(times) or times[i] != t:
-            times.insert(i, t)
-            self.free.insert(i, self.free[i - 1])
-            self.held.insert(i, self.held[i - 1])
-        return i
-
     def change(self, start: float, end: float, delta: int, nodes: int = 0) -> None:
         """Add ``delta`` free processors over ``[start, end)`` (negative: take them), and reserve
         the nodes ``nodes`` (bits) there if they are not reserved, or free them if they are; the
@@ -61,8 +53,17 @@ class FreeProfile:
             start = times[0]
         if not end > start:
             return
-        i = self._cut(start)
-        j = self._cut(end)
+        # the breakpoints at start and end, inserted (splitting their steps) if absent
+        i = bisect.bisect_left(times, start)
+        if i == len(times) or times[i] != start:
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+            held.insert(i, held[i - 1])
+        j = bisect.bisect_left(times, end, i)
+        if j == len(times) or times[j] != end:
+            times.insert(j, end)
+            free.insert(j, free[j - 1])
+            held.insert(j, held[j - 1])
         for k in range(i, j):
             free[k] += delta
         if nodes:
@@ -85,10 +86,13 @@ class FreeProfile:
         when the interval is empty); from ``since`` on, not counting the nodes ``but``."""
         times, held = self.times, self.held
         i = bisect.bisect_right(times, start) - 1
-        j = max(bisect.bisect_left(times, end), i + 1)
-        bits = 0
-        for k in range(i, j):
-            bits |= held[k] & ~but if times[k] >= since else held[k]
+        j = bisect.bisect_left(times, end)
+        if j <= i:
+            j = i + 1
+        s = bisect.bisect_left(times, since, i, j)  # the steps from since on
+        bits = functools.reduce(operator.or_, held[i:s], 0)
+        if s < j:
+            bits |= functools.reduce(operator.or_, held[s:j], 0) & ~but
         return bits
 
     def rises(self, t: float) -> bool:
@@ -127,13 +131,18 @@ class FreeProfile:
         m = len(times)
         i = bisect.bisect_right(times, now) - 1
         t = now
-        stop_at = min(limit, until)
+        stop_at = limit if limit < until else until
         while t < stop_at:
             if free[i] >= n:
                 stop = t + d
                 j = i + 1
-                while j < m and times[j] < stop and free[j] + (lift if times[j] >= limit else 0) >= n:
+                # the steps of the window before the limit, then (lifted) those from it on
+                cap = stop if stop < limit else limit
+                while j < m and times[j] < cap and free[j] >= n:
                     j += 1
+                if j < m and times[j] >= limit:
+                    while j < m and times[j] < stop and free[j] + lift >= n:
+                        j += 1
                 if j == m or times[j] >= stop:
                     return t
                 i = j  # every start up to times[j] meets that step

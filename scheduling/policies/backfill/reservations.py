@@ -69,7 +69,12 @@ class Reservation:
     def on_ids(cls, job: Job, start: float, end: float, ids: np.ndarray, size: int) -> Reservation:
         """A reservation on the node ids ``ids`` of a machine of ``size`` nodes; the mask
         ``nodes`` is built when first asked for (most reservations move before anyone does)."""
-        res = cls(job, start, end)
+        res = object.__new__(cls)  # the slots set directly (no __init__: half the calls)
+        _res_job(res, job)
+        _res_start(res, start)
+        _res_end(res, end)
+        _res_extra(res, -1)
+        _res_nodes(res, None)
         _res_ids(res, ids)
         _res_size(res, size)
         return res
