@@ -9,7 +9,7 @@ import numpy as np
 
 from topologies import Mesh
 
-from .noncontig import GridNoncontiguousAllocator, PairSums, check_table, neighbour_table
+from .noncontig import GridNoncontiguousAllocator, PairSums, _coords, check_table, neighbour_table
 
 __all__ = ["MM"]
 
@@ -54,16 +54,21 @@ class MM(GridNoncontiguousAllocator):
     :class:`~topoalloc.MachineTooLargeError`). The ``k`` nearest free processors of every
     candidate are the first ``k`` free entries of its row, found over a prefix of the rows (long
     enough for ``k`` free processors at the present density, doubled for the rows still short) by
-    one gather of free flags, the list of free positions and a count per row
-    (:meth:`~topoalloc.grid.noncontig.NeighbourTable.nearest`). Each candidate's pairwise sum
-    comes from per-dimension histograms of its ``k`` coordinates, ``H D H^T / 2`` with ``D`` the
-    line or ring distance of one axis (:class:`~topoalloc.grid.noncontig.PairSums`). No Python
-    loop over candidates or nodes. A request for one node costs 0 at every candidate, so it is
-    the first candidate's nearest free node, found from that row alone.
+    one gather of free flags, the list of free positions and a binary search per row for where its
+    positions start (:meth:`~topoalloc.grid.noncontig.NeighbourTable.nearest`). Each candidate's
+    pairwise sum is ``sum_q w_q f_q (k - f_q)`` over the *cuts* ``q`` of the machine (a line of
+    ``L`` nodes has ``L - 1``, an even ring ``L / 2``, an odd ring ``L`` counted half), ``f_q`` the
+    candidate's nodes on one side of cut ``q``; the counts of every cut are added at once, as bit
+    fields of one or a few 64-bit words per node (:class:`~topoalloc.grid.noncontig.PairSums`).
+    The candidates are one OR over the free nodes' coordinate bits. No Python loop over
+    candidates or nodes. A request for one node costs 0 at every candidate, so it is the first
+    candidate's nearest free node, found from that row alone.
 
-    Complexity: O(C M + C sum_j L_j^2) vectorised work per allocate, for ``C <= P`` candidates
+    Complexity: O(C M + C k w + C Q) vectorised work per allocate, for ``C <= P`` candidates
     (every node once all coordinates hold a free processor), ``M`` the row prefix that holds ``k``
-    free processors (about ``1.5 k P / free``, at most ``P``) and sides ``L_j``; O(k) per release.
+    free processors (about ``1.5 k P / free``, at most ``P``), ``Q`` cuts (12 on an 8 x 8 x 8
+    torus) and ``w`` words of cut fields per node (``Q`` fields of ``log2(k + 1)`` bits: one word
+    on that torus for ``k < 32``); O(k) per release.
     The table is built once per geometry in O(P^2 log P).
 
     >>> from topologies import Mesh
@@ -81,6 +86,14 @@ class MM(GridNoncontiguousAllocator):
         self._table = neighbour_table(self.dims, self.ring, self.weights, "l1")
         self._pair_sums = PairSums(self.dims, self.ring, self.weights)
         self._strides = np.array([1, *np.cumprod(self.dims[:-1])], dtype=np.int64)
+        # Each node's coordinates as bits of one word (bit ``sum_{i<j} L_i + x_j`` for dimension j), so
+        # that the coordinates held by free nodes are one OR over them; None when they need more than 64.
+        offsets = np.concatenate([[0], np.cumsum(self.dims)[:-1]]).astype(np.uint64)
+        self._coord_bits: np.ndarray | None = None
+        if sum(self.dims) <= 64:
+            bits = np.uint64(1) << (_coords(self.dims).astype(np.uint64) + offsets)
+            self._coord_bits = np.bitwise_or.reduce(bits, axis=1)
+        self._all_bits = np.uint64((1 << min(64, sum(self.dims))) - 1)
 
     def candidates(self, free: np.ndarray | None = None) -> np.ndarray:
         """The candidate centres, ascending node ids: every grid point whose coordinate in each
@@ -89,12 +102,21 @@ class MM(GridNoncontiguousAllocator):
         return np.arange(self._size) if got is None else got
 
     def _candidates(self, free: np.ndarray) -> np.ndarray | None:
-        """:meth:`candidates`, or ``None`` when every grid point is one."""
-        grid = free.reshape(self.dims[::-1])
+        """:meth:`candidates`, or ``None`` when every grid point is one. O(P): one OR over the free
+        nodes' coordinate bits (or a reduction per dimension when the sides add up to more than 64)."""
         nd = self.ndim
-        present = [grid.any(axis=tuple(a for a in range(nd) if a != nd - 1 - j)) for j in range(nd)]
-        if all(p.all() for p in present):
-            return None
+        present: list[np.ndarray]
+        if self._coord_bits is not None:
+            held = np.bitwise_or.reduce(self._coord_bits[free])
+            if held == self._all_bits:
+                return None
+            bits = (held >> np.arange(sum(self.dims), dtype=np.uint64)) & np.uint64(1) == 1
+            present = np.split(bits, np.cumsum(self.dims)[:-1])
+        else:
+            grid = free.reshape(self.dims[::-1])
+            present = [np.asarray(grid.any(axis=tuple(a for a in range(nd) if a != nd - 1 - j))) for j in range(nd)]
+            if all(p.all() for p in present):
+                return None
         ids = np.zeros(1, dtype=np.int64)
         for j in range(nd - 1, -1, -1):  # the last dimension outermost: ascending ids
             vals = np.flatnonzero(present[j]) * self._strides[j]
@@ -109,8 +131,7 @@ class MM(GridNoncontiguousAllocator):
         if not 0 < n <= int(mask.sum()):
             raise ValueError(f"{n} nodes asked for, {int(mask.sum())} are marked free")
         cands = self._candidates(mask)
-        sel = self._table.nearest(cands, mask, n)
-        costs = self._pair_sums(sel)
+        costs = self._pair_sums.of_columns(self._table.nearest(cands, mask, n, columns=True))
         return (np.arange(self._size) if cands is None else cands), costs
 
     def _choose_on(self, free: np.ndarray, n: int) -> np.ndarray:
@@ -122,9 +143,9 @@ class MM(GridNoncontiguousAllocator):
             first = np.zeros(1, dtype=np.int64) if cands is None else cands[:1]
             got: np.ndarray = self._table.nearest(first, free, 1, nfree)[0]
             return got
-        sel = self._table.nearest(cands, free, n, nfree)
-        best = int(self._pair_sums(sel).argmin())
-        return np.sort(sel[best])
+        sel = self._table.nearest(cands, free, n, nfree, columns=True)
+        best = int(self._pair_sums.of_columns(sel).argmin())
+        return np.sort(sel[:, best])
 
     def _clone_state(self, twin: Any) -> None:
         return None

@@ -145,8 +145,9 @@ class NeighbourTable:
                 keys = (tie, l1) if metric == "l1" else (tie, l1, absd.max(axis=2))
                 order = np.lexsort(keys, axis=-1)
             table[lo:hi] = order
-        table.flags.writeable = False
-        self.rows: np.ndarray = table
+        self._table = table  # writeable, private: numpy copies a read-only index array before every take
+        self.rows: np.ndarray = table.view()
+        self.rows.flags.writeable = False
         self._prefixes: dict[int, np.ndarray] = {P: table}
         self._widths = sorted({min(P, round(2 ** (step / 2))) for step in range(8, 2 * P.bit_length() + 2)} | {P})
 
@@ -155,60 +156,68 @@ class NeighbourTable:
         ``>= m`` of the series 16, 23, 32, 45, 64, ... (powers of the square root of two, rounded),
         or ``P``. Built once per width, O(P m'); all of them together take at most about 2.5 times
         the table's memory."""
+        got = self._prefix(m).view()
+        got.flags.writeable = False
+        return got
+
+    def _prefix(self, m: int) -> np.ndarray:
+        """:meth:`prefix` itself, writeable (private: ``ndarray.take`` copies an index array that is
+        not writeable, so the searches index with these)."""
         widths = self._widths
         width = widths[min(bisect.bisect_left(widths, m), len(widths) - 1)]
         got = self._prefixes.get(width)
         if got is None:
-            got = np.ascontiguousarray(self.rows[:, :width])
-            got.flags.writeable = False
-            self._prefixes[width] = got
+            got = self._prefixes[width] = np.ascontiguousarray(self._table[:, :width])
         return got
 
-    def nearest(self, centres: np.ndarray | None, free: np.ndarray, n: int, nfree: int | None = None) -> np.ndarray:
+    def nearest(self, centres: np.ndarray | None, free: np.ndarray, n: int, nfree: int | None = None,
+                columns: bool = False) -> np.ndarray:
         """``(C, n)`` node ids: row ``i`` the ``n`` first free nodes of the row of ``centres[i]`` in
         table order (``centres`` ``None``: every node, in id order). ``free`` is a boolean array
         over node ids marking at least ``n`` nodes (``nfree`` of them, counted here if not given).
+        ``columns``: the transpose instead, ``(n, C)`` and contiguous (centre ``i``'s nodes in
+        column ``i``), for callers that reduce over each centre's nodes (a reduction along the
+        first axis runs over contiguous rows; one along the second pays per row).
 
         Rows are scanned in growing prefixes: a first prefix long enough for ``n`` free nodes at
         the present density (``1.5 n P / free + 8``), doubled for the rows still short. A pass gathers
-        the free flags of the prefix, lists the free positions (row after row) and counts them per
-        row; row ``i``'s first ``n`` free positions are then entries ``o_i .. o_i + n - 1`` of that
-        list, ``o_i`` the count of the rows before. O(C m) for a prefix of ``m`` entries, a dozen
-        numpy calls per pass."""
-        P = self.size
-        C = P if centres is None else len(centres)
-        out: np.ndarray | None = None
-        todo = None  # row positions still short (None: all)
+        the free flags of the prefix and lists the free positions (row after row); row ``i``'s
+        positions start at ``o_i``, found by a binary search of the list for the row's first
+        position, and its first ``n`` free positions are entries ``o_i .. o_i + n - 1``. O(C m) for
+        a prefix of ``m`` entries (and O(C log(C m)) for the searches), a few numpy calls per pass."""
         if nfree is None:
             nfree = int(np.count_nonzero(free))
-        m = -(-3 * n * P // (2 * max(1, nfree))) + 8
-        first = np.arange(n)
-        while True:
-            rows = self.prefix(m)
-            which = centres if todo is None else (todo if centres is None else centres[todo])
-            if which is not None:
-                rows = rows[which]
-            ok = free.take(rows)
-            spots = np.flatnonzero(ok)
-            counts = np.count_nonzero(ok, axis=1)
-            starts = np.cumsum(counts)
-            starts -= counts
-            if rows.shape[1] == P or counts.min() >= n:
-                got = rows.ravel().take(spots.take(starts[:, None] + first))
-                if out is None or todo is None:
-                    return got
-                out[todo] = got
-                return out
-            done = counts >= n
-            got = rows.ravel().take(spots.take(starts[done][:, None] + first))
-            if out is None or todo is None:
-                out = np.empty((C, n), dtype=np.int64)
-                out[done] = got
-                todo = np.flatnonzero(~done)
-            else:
-                out[todo[done]] = got
-                todo = todo[~done]
-            m = 2 * rows.shape[1]
+        first = np.arange(n)[:, None] if columns else np.arange(n)
+        return self._first_free(centres, free, n, -(-3 * n * self.size // (2 * max(1, nfree))) + 8, first)
+
+    def _first_free(self, centres: np.ndarray | None, free: np.ndarray, n: int, m: int,
+                    first: np.ndarray) -> np.ndarray:
+        """One pass of :meth:`nearest` over a prefix of at least ``m`` entries (``first``: the
+        offsets ``0 .. n - 1``, a column for the transposed layout); the rows still short are done
+        again over twice the prefix and written over their places."""
+        rows = self._prefix(m)
+        if centres is not None:
+            rows = rows[centres]
+        R, width = rows.shape
+        spots = np.flatnonzero(free.take(rows))
+        bounds = spots.searchsorted(np.arange(0, (R + 1) * width, width))  # row r's free: bounds[r] ..
+        starts = bounds[:-1]
+        columns = first.ndim == 2
+        idx = first + starts if columns else starts[:, None] + first
+        if width == self.size:
+            return rows.ravel().take(spots.take(idx))
+        if not len(spots):  # no free node in any of these prefixes
+            return self._first_free(centres, free, n, 2 * width, first)
+        short = np.flatnonzero(bounds[1:] - starts < n)
+        if not len(short):
+            return rows.ravel().take(spots.take(idx))
+        got = rows.ravel().take(spots.take(idx, mode="clip"))  # the short rows' entries are rewritten
+        redo = self._first_free(short if centres is None else centres[short], free, n, 2 * width, first)
+        if columns:
+            got[:, short] = redo
+        else:
+            got[short] = redo
+        return got
 
 
 @functools.lru_cache(maxsize=6)
@@ -220,45 +229,103 @@ def neighbour_table(dims: tuple[int, ...], ring: tuple[bool, ...], weights: tupl
 
 
 class PairSums:
-    """The sum of the machine's distances over the unordered pairs of each of many node sets.
+    """The sum of the machine's distances over the unordered pairs of each of many node sets, from
+    counts of the sets' nodes on one side of each of a few *cuts* of the machine.
 
-    Per dimension of side ``L``, the count ``H[i, v]`` of set ``i``'s nodes at coordinate ``v``; the
-    set's sum along that dimension is ``H D H^T / 2`` with ``D[u, v]`` the line or ring distance
-    (times the dimension's weight). All dimensions at once: one ``bincount`` over the coordinates
-    shifted into one axis of ``sum_j L_j`` positions and a block-diagonal ``D``. O(C n d + C (sum_j
-    L_j)^2) for ``C`` sets of ``n`` nodes, no per-set loop; float64, exact for integer weights.
+    **Cuts.** A path of ``L`` nodes (a dimension without wrap) is cut between ``t`` and ``t + 1``
+    for ``t = 0 .. L - 2``; two coordinates are ``|u - v|`` apart, the number of cuts between them.
+    A ring of even ``L = 2h`` has ``h`` cuts, the arcs ``{t, .., t + h - 1}`` for ``t < h`` against
+    the rest, and two coordinates are as far apart round the shorter way as the number of those arcs
+    that hold exactly one of them (the even cycle is an isometric subgraph of a hypercube); a ring
+    of odd ``L = 2h + 1`` has ``L`` cuts, the arcs ``{t, .., t + h}``, which separate two coordinates
+    exactly twice their ring distance (so each counts half). So a set of ``n`` nodes of which
+    ``f_q`` lie on the inner side of cut ``q`` has pairwise sum ``sum_q w_q f_q (n - f_q)``, ``w_q``
+    the link weight of the cut's dimension (halved on an odd ring): the L1 distance is a sum over
+    dimensions, and a pair contributes ``w_q`` to exactly the cuts that separate it. (The path and
+    the even cycle are l1-embeddable with scale 1, the odd cycle with scale 2: Deza & Laurent,
+    *Geometry of Cuts and Metrics*, Springer 1997; the tests check each case against the
+    distances summed pair by pair.)
+
+    **Counting.** Each node's side of every cut is one bit; the bits are stored in fields of ``b``
+    bits of 64-bit words, ``b`` the bit length of ``n``, so that adding the words of ``n`` nodes
+    adds every field without a carry (a field counts at most ``n < 2^b``). One gather of the sets'
+    words and one sum per set give every ``f_q``. ``Q`` cuts (``Q = sum_j (L_j - 1)`` for lines,
+    ``L_j / 2`` for even rings, ``L_j`` for odd ones; 12 on an 8 x 8 x 8 torus) take ``ceil(Q /
+    floor(64 / b))`` words. O(C n w + C Q) for ``C`` sets of ``n`` nodes and ``w`` words, no
+    per-set loop. Integer arithmetic throughout without weights (returned as float64); with weights
+    the integer terms are weighted in float64, exact for integer (and half-integer) weights.
 
     >>> ps = PairSums((4, 4), (False, False), None)
     >>> ps(np.array([[0, 1, 4, 5], [0, 3, 12, 15]])).tolist()   # a 2 x 2 square; the four corners
     [8.0, 24.0]
+    >>> PairSums((5,), (True,), None)(np.array([[0, 2, 3]])).tolist()   # a ring of 5: 2 + 2 + 1
+    [5.0]
     """
 
     def __init__(self, dims: tuple[int, ...], ring: tuple[bool, ...], weights: tuple[float, ...] | None) -> None:
-        starts = np.concatenate([[0], np.cumsum(dims)[:-1]]).astype(np.int64)
-        self.width = int(sum(dims))
-        self.codes: np.ndarray = _coords(dims) + starts  # per node, its position on each dimension's axis
-        D = np.zeros((self.width, self.width))
+        coords = _coords(dims)
+        sides: list[np.ndarray] = []
+        cut_weights: list[float] = []
         for j, L in enumerate(dims):
-            pos = np.arange(L)
-            block = np.abs(pos[:, None] - pos[None, :]).astype(np.float64)
-            if ring[j]:
-                block = np.minimum(block, L - block)
-            s = int(starts[j])
-            D[s: s + L, s: s + L] = block * (1.0 if weights is None else weights[j])
-        self.D = D * 0.5
-        self._row_starts: dict[int, np.ndarray] = {}
+            x = coords[:, j]
+            w = 1.0 if weights is None else float(weights[j])
+            if not ring[j]:
+                sides += [x <= t for t in range(L - 1)]
+                cut_weights += [w] * (L - 1)
+            elif L % 2 == 0:
+                sides += [(x - t) % L < L // 2 for t in range(L // 2)]
+                cut_weights += [w] * (L // 2)
+            else:
+                sides += [(x - t) % L <= L // 2 for t in range(L)]
+                cut_weights += [w / 2] * L
+        #: ``(P, Q)``: whether each node lies on the inner side of each cut.
+        self.sides: np.ndarray = np.stack(sides, axis=1) if sides else np.zeros((len(coords), 0), dtype=bool)
+        #: Each cut's weight, or ``None`` when all are 1.
+        self.cut_weights: np.ndarray | None = (
+            None if all(w == 1.0 for w in cut_weights) else np.array(cut_weights, dtype=np.float64))
+        self._packings: dict[int, tuple[np.ndarray, np.ndarray, np.uint64, np.ndarray | None]] = {}
+
+    def packing(self, bits: int) -> tuple[np.ndarray, np.ndarray, np.uint64, np.ndarray | None]:
+        """``(words, shifts, mask, weights)`` for fields of ``bits`` bits: ``words`` ``(P, w)``
+        uint64, each node's cut bits, ``floor(64 / bits)`` fields per word; the fields' shifts; the
+        field mask; the cut weights laid out as the fields (0 for unused fields; ``None`` when all
+        are 1). Built once per field width, O(P Q)."""
+        got = self._packings.get(bits)
+        if got is None:
+            per = max(1, 64 // bits)
+            P, Q = self.sides.shape
+            nwords = max(1, -(-Q // per))
+            fields = np.zeros((P, nwords * per), dtype=np.uint64)
+            fields[:, :Q] = self.sides
+            shifts = np.arange(per, dtype=np.uint64) * np.uint64(bits)
+            words = np.ascontiguousarray((fields.reshape(P, nwords, per) << shifts).sum(axis=2, dtype=np.uint64))
+            weights = None
+            if self.cut_weights is not None:
+                weights = np.zeros(nwords * per)
+                weights[:Q] = self.cut_weights
+            mask = np.uint64((1 << bits) - 1)  # bits < 64: a set has fewer than 2^63 nodes
+            got = self._packings[bits] = (words, shifts, mask, weights)
+        return got
 
     def __call__(self, sets: np.ndarray) -> np.ndarray:
-        C, n = sets.shape
+        """``(C,)`` float64: the pairwise sum of each row of ``sets`` (``(C, n)`` node ids)."""
+        return self.of_columns(np.ascontiguousarray(np.asarray(sets).T))
+
+    def of_columns(self, sets: np.ndarray) -> np.ndarray:
+        """``(C,)`` float64: the pairwise sum of each column of ``sets`` (``(n, C)`` node ids, as
+        :meth:`NeighbourTable.nearest` gives them with ``columns=True``)."""
+        n, C = sets.shape
         if n < 2:
             return np.zeros(C)
-        starts = self._row_starts.get(C)
-        if starts is None:
-            starts = self._row_starts[C] = (np.arange(C, dtype=np.int64) * self.width)[:, None, None]
-        v = self.codes.take(sets, axis=0)  # (C, n, d)
-        np.add(v, starts, out=v)
-        H = np.bincount(v.ravel(), minlength=C * self.width).reshape(C, self.width).astype(np.float64)
-        cost: np.ndarray = np.einsum("ij,ij->i", H @ self.D, H)
+        words, shifts, mask, weights = self.packing(n.bit_length())
+        if words.shape[1] == 1:
+            totals = words[:, 0].take(sets).sum(axis=0)  # (C,): the fields hold the counts f_q
+            f = (totals >> shifts[:, None]) & mask  # (fields, C)
+        else:
+            totals = words.take(sets, axis=0).sum(axis=0).T  # (w, C)
+            f = ((totals[:, None, :] >> shifts[None, :, None]) & mask).reshape(-1, C)
+        g = (np.uint64(n) - f) * f
+        cost: np.ndarray = g.sum(axis=0).astype(np.float64) if weights is None else weights @ g.astype(np.float64)
         return cost
 
 
