@@ -41,6 +41,8 @@ class FirstFit(ZhuAllocator):
 
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
         super().__init__(topology, rotate)
+        # (frozen avoided mask, free mask, free bits off the avoided ones): see allocate_avoiding
+        self._off: tuple[np.ndarray, int, int] | None = None
 
     def clone(self) -> FirstFit:
         """A copy of the busy store, the free mask and the live grants (:meth:`Allocator.clone`).
@@ -51,14 +53,26 @@ class FirstFit(ZhuAllocator):
         """:meth:`~topoalloc.Allocator.allocate_avoiding`: the same sequence of first-fit
         placements, searched on a copy of the free mask in which each rejected submesh is marked
         busy (no grants are made for them); ``None`` at once when no free submesh at all stays off
-        the avoided nodes. O(MN (log w + log h) / 64) per rejected submesh."""
+        the avoided nodes. The free bits off a *frozen* ``avoid`` (read-only, owning its data: a
+        scheduler's reservation, asked about once per candidate job) are kept while neither that
+        mask nor the free mask changes (found by identity, O(1)). O(MN (log w + log h) / 64) per
+        rejected submesh."""
         request = self.validate(request)
-        off_bits = self._frozen(avoid, "zhu bits", lambda m: self._bits_of(m.reshape(self.height, self.width)))
-        avoid = np.asarray(avoid, dtype=bool).reshape(self.height, self.width)
         bits = self._free_bits()
-        off = bits & ~off_bits
-        if all(self._first_in(off, w, h) is None for w, h in self._orientations(request)):
+        last = self._off
+        if last is not None and last[0] is avoid and last[1] is bits:
+            off = last[2]  # the same frozen mask on the same free mask (no grant or release since)
+        else:
+            off = bits & ~self._frozen(avoid, "zhu bits", self._mask_bits)
+            memo = self._frozen_memo
+            if memo is not None and memo[0] is avoid:  # a frozen mask: the free bits off it are kept
+                self._off = (avoid, bits, off)
+        for w, h in self._orientations(request):
+            if self._first_in(off, w, h) is not None:
+                break
+        else:
             return None  # no free submesh at all stays off the avoided nodes
+        avoid = np.asarray(avoid, dtype=bool).reshape(self.height, self.width)
         while True:
             for w, h in self._orientations(request):
                 base = self._first_in(bits, w, h)
@@ -70,6 +84,10 @@ class FirstFit(ZhuAllocator):
             if not avoid[y : y + h, x : x + w].any():
                 return self._register(*self._grant(x, y, w, h))
             bits &= ~self._block(x, y, w, h)
+
+    def _mask_bits(self, mask: np.ndarray) -> int:
+        """A flat node mask in the layout of :meth:`_free_bits`."""
+        return self._bits_of(mask.reshape(self.height, self.width))
 
     def _place(self, request: tuple[int, int]) -> Grant | None:
         if request[0] * request[1] > self._free:

@@ -1,0 +1,128 @@
+"""EASY's fast paths on meshes change no decision: the reserved rectangle found from the
+reservation's node ids by its rows' ends (``easy._ids_rect``), frame sliding's refusal of a
+request no frame of which avoids the reserved rectangle, and the free bits off a reservation kept
+by frame sliding and first fit across the questions of a pass. Each is compared with the full
+work on seed 002's workload (Chang & Mohapatra, seed 002 §4.1: Poisson arrivals, exponential
+service of mean 5, sides uniform on 1..32, a 32x32 mesh), and a filter that refuses too much is
+shown to change the schedule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scheduling import Job, simulate
+from scheduling.policies.backfill.easy import _ids_rect
+from scheduling.policies.backfill.reservations import _ids_box
+from scheduling.workloads import Exponential, MeshSides, Synthetic
+from topoalloc import Allocator, FirstFit, FrameSliding
+from topologies import Mesh
+
+
+def _seed002(count: int, seed: int) -> list[Job]:
+    """Seed 002 §4.1 at load 0.6 on 32x32 (exact estimates), then, from a second seeded stream,
+    a tenth of the estimates halved (overruns) and a fifth doubled (early ends)."""
+    jobs = Synthetic(MeshSides(32, 32), Exponential(5.0), load=0.6, machine_size=1024).take(count, seed=seed)
+    rng = np.random.default_rng(seed + 100)
+    out = []
+    for j, u in zip(jobs, rng.random(len(jobs)).tolist(), strict=True):
+        est = j.runtime * (0.5 if u < 0.1 else 2.0 if u < 0.3 else 1.0)
+        out.append(Job(j.id, j.arrival, j.request, j.runtime, estimate=est, size=j.size))
+    return out
+
+
+def _run(cls: type, jobs: list[Job]) -> tuple[list, dict]:
+    result = simulate(cls(Mesh(32, 32)), "EASY", jobs, jobs=None, record_placement=True)
+    return result.schedule(), {k: v.tolist() for k, v in result.placements.items()}
+
+
+def test_ids_rect_is_ids_box():
+    """The rows'-ends test answers as the per-id column test, on rectangles, rectangles with one
+    id moved, and scattered ids, on meshes of every width up to 9 (one row, whole rows, one
+    column included)."""
+    rng = np.random.default_rng(32)
+    rects = 0
+    for _ in range(4000):
+        width, height = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        grid = np.arange(width * height).reshape(height, width)
+        y0, x0 = int(rng.integers(0, height)), int(rng.integers(0, width))
+        ids = set(grid[y0 : int(rng.integers(y0 + 1, height + 1)), x0 : int(rng.integers(x0 + 1, width + 1))]
+                  .ravel().tolist())
+        kind = rng.random()
+        if kind < 0.3 and len(ids) > 1:
+            ids.discard(int(rng.choice(sorted(ids))))
+            ids.add(int(rng.integers(0, width * height)))
+        elif kind < 0.5:
+            ids = set(rng.choice(width * height, size=int(rng.integers(1, width * height + 1)), replace=False).tolist())
+        arr = np.array(sorted(ids), dtype=np.int64)
+        got = _ids_rect(arr, width)
+        assert got == _ids_box(arr, width), (width, height, arr)
+        rects += got is not None
+    assert 1000 < rects < 3900
+    assert _ids_rect(np.array([], dtype=np.int64), 4) is None
+
+
+class _GenericAvoiding(FrameSliding):
+    """Frame sliding with the generic allocate_avoiding (no kept bits, no rectangle refusal)."""
+
+    allocate_avoiding = Allocator.allocate_avoiding
+
+
+class _CountingAvoiding(FrameSliding):
+    """Frame sliding counting the requests refused by the rectangle arithmetic alone."""
+
+    refused = 0
+
+    def allocate_avoiding(self, request, avoid):
+        searched = []
+        search = self._first_free
+        self._first_free = lambda bits, w, h: searched.append(1) or search(bits, w, h)
+        try:
+            got = super().allocate_avoiding(request, avoid)
+        finally:
+            del self._first_free
+        if got is None and not searched and request[0] * request[1] <= self.free:
+            type(self).refused += 1
+        return got
+
+
+class _RowsIgnored(FrameSliding):
+    """A filter that refuses too much: only a frame column off the reserved nodes' columns counts
+    (a frame below or above them is overlooked)."""
+
+    def allocate_avoiding(self, request, avoid):
+        w, _ = self.validate(request)
+        cols = np.flatnonzero(np.asarray(avoid).reshape(self.height, self.width).any(axis=0))
+        if len(cols) and not (w <= cols[0] or (self.width // w - 1) * w > cols[-1]):
+            return None
+        return super().allocate_avoiding(request, avoid)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_frame_sliding_refusals_change_no_decision(seed):
+    """The same schedule and every placement with frame sliding's own allocate_avoiding (kept
+    bits, rectangle refusal) and with the generic one, on 600 jobs of seed 002's workload with
+    exact, short and long estimates; the rectangle refusal did answer many of the questions."""
+    jobs = _seed002(600, seed)
+    _CountingAvoiding.refused = 0
+    fast = _run(_CountingAvoiding, jobs)
+    assert _CountingAvoiding.refused > 100
+    assert fast == _run(_GenericAvoiding, jobs) == _run(FrameSliding, jobs)
+
+
+def test_a_refusal_that_overlooks_frames_below_or_above_is_caught():
+    """The comparison above can fail: overlooking the frames off the reserved rows refuses
+    candidates that could start, and the schedule changes."""
+    jobs = _seed002(600, 1)
+    assert _run(_RowsIgnored, jobs)[0] != _run(FrameSliding, jobs)[0]
+
+
+class _FirstFitGeneric(FirstFit):
+    allocate_avoiding = Allocator.allocate_avoiding
+
+
+def test_first_fit_kept_bits_change_no_decision():
+    """First fit's allocate_avoiding with the free bits off the reservation kept across a pass
+    gives the generic search's schedule and placements (seed 002's jobs as above)."""
+    jobs = _seed002(400, 3)
+    assert _run(FirstFit, jobs) == _run(_FirstFitGeneric, jobs)
