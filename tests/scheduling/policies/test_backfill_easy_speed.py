@@ -1,5 +1,5 @@
 """EASY's fast paths on meshes change no decision: the reserved rectangle found from the
-reservation's node ids by its rows' ends (``easy._ids_rect``), frame sliding's refusal of a
+reservation's node ids by its rows' ends (``reservations._ids_box``), frame sliding's refusal of a
 request no frame of which avoids the reserved rectangle, and the free bits off a reservation kept
 by frame sliding and first fit across the questions of a pass. Each is compared with the full
 work on seed 002's workload (Chang & Mohapatra, seed 002 §4.1: Poisson arrivals, exponential
@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from scheduling import Job, simulate
-from scheduling.policies.backfill.easy import _ids_rect
 from scheduling.policies.backfill.reservations import _ids_box
 from scheduling.workloads import Exponential, MeshSides, Synthetic
 from topoalloc import Allocator, FirstFit, FrameSliding
@@ -36,10 +35,21 @@ def _run(cls: type, jobs: list[Job]) -> tuple[list, dict]:
     return result.schedule(), {k: v.tolist() for k, v in result.placements.items()}
 
 
-def test_ids_rect_is_ids_box():
-    """The rows'-ends test answers as the per-id column test, on rectangles, rectangles with one
-    id moved, and scattered ids, on meshes of every width up to 9 (one row, whole rows, one
-    column included)."""
+def _box_by_definition(ids: set[int], width: int) -> tuple[int, int, int, int] | None:
+    """The rectangle the ids are, found by trying every rectangle that could hold them."""
+    if not ids:
+        return None
+    ys = [i // width for i in ids]
+    xs = [i % width for i in ids]
+    y, y_end, x, x_end = min(ys), max(ys) + 1, min(xs), max(xs) + 1
+    whole = {r * width + c for r in range(y, y_end) for c in range(x, x_end)}
+    return (y, y_end, x, x_end) if whole == ids else None
+
+
+def test_ids_box_is_the_rectangle_by_definition():
+    """The rows'-ends test (``reservations._ids_box``, which EASY uses for the reserved rectangle)
+    answers as the definition, on rectangles, rectangles with one id moved, and scattered ids, on
+    meshes of every width up to 9 (one row, whole rows, one column included)."""
     rng = np.random.default_rng(32)
     rects = 0
     for _ in range(4000):
@@ -55,11 +65,11 @@ def test_ids_rect_is_ids_box():
         elif kind < 0.5:
             ids = set(rng.choice(width * height, size=int(rng.integers(1, width * height + 1)), replace=False).tolist())
         arr = np.array(sorted(ids), dtype=np.int64)
-        got = _ids_rect(arr, width)
-        assert got == _ids_box(arr, width), (width, height, arr)
+        got = _ids_box(arr, width)
+        assert got == _box_by_definition(ids, width), (width, height, arr)
         rects += got is not None
     assert 1000 < rects < 3900
-    assert _ids_rect(np.array([], dtype=np.int64), 4) is None
+    assert _ids_box(np.array([], dtype=np.int64), 4) is None
 
 
 class _GenericAvoiding(FrameSliding):
