@@ -30,12 +30,12 @@ import platform
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from versus import export  # a revision unpacked by git archive (this folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -174,11 +174,7 @@ def two_d(base: str, rounds: int, seconds: float, cases: dict[str, str] | None =
           title: str = "2D paths") -> None:
     bench = str(ROOT / "benchmarks")
     with tempfile.TemporaryDirectory() as tmp:
-        archive = Path(tmp) / "base.tar"
-        subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), base], check=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(Path(tmp) / "base", filter="data")
-        trees = {"base": str(Path(tmp) / "base"), "this": str(ROOT)}
+        trees = {"base": str(export(base, Path(tmp))), "this": str(ROOT)}
         print(f"\n# {title}: {base} against this tree, median of {rounds} rounds (CPU time per pair or call)")
         print(f"{'case':24} {'base':>12} {'this':>12} {'base/this':>10}")
         for label, case in (TWO_D if cases is None else cases).items():

@@ -35,12 +35,12 @@ import platform
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 import numpy as np
 from grid import churn  # the same allocate/release churn as benchmarks/grid.py (this folder is on sys.path)
+from versus import export  # a revision unpacked by git archive
 
 from topoalloc.grid.curves import Curve
 from topoalloc.grid.mbs import MBS
@@ -119,11 +119,7 @@ def against(base: str, rounds: int) -> None:
     bench = str(Path(__file__).resolve().parent)
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
-        archive = Path(tmp) / "base.tar"
-        subprocess.run(["git", "-C", str(root), "archive", "--format=tar", "-o", str(archive), base], check=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(Path(tmp) / "base", filter="data")
-        trees = {"base": str(Path(tmp) / "base"), "this": str(root)}
+        trees = {"base": str(export(base, Path(tmp))), "this": str(root)}
         print(f"# {base} against this tree, {rounds} rounds, fresh process per tree and round (CPU time per pair)")
         print(f"{'case':20} {'base':>10} {'this':>10} {'base/this':>10} {'per CPU s':>10}  grants")
         for label, (name, machine, mix, steps) in BASE_CASES.items():
