@@ -2,6 +2,7 @@
 
     python benchmarks/formats.py                 # 100,000 jobs, 5 rounds
     python benchmarks/formats.py --jobs 20000 --runs 3
+    python benchmarks/formats.py --only sacct    # the SWF reference and the sacct steps alone
 
 Made here, from one seeded generator (numpy PCG64, seed 1): a site of 1,024 nodes under 32 leaf
 switches (``topology.conf``), 100,000 jobs of 1-64 nodes on node ranges of that site, and from
@@ -12,14 +13,21 @@ them, in a temporary folder:
 * an ``sacct --parsable2`` dump, each job followed by its ``.batch`` and ``.extern`` steps (as
   Slurm writes them), 5% of the jobs cancelled before they started (no steps, reported as never
   started): 290,001 lines, read by ``read_sacct`` with the site's tree (hostlists expanded and
-  mapped to node ids); beside it two floors: reading its bytes and finding its lines (one numpy
-  pass), and building its kept jobs alone (a ``Job`` and six ``attrs`` each, as the reader builds
-  them, from columns prepared beforehand);
+  mapped to node ids); beside it three floors: reading its bytes and finding its lines (one numpy
+  pass), building its kept jobs alone (a ``Job`` and six ``attrs`` each, as the reader builds
+  them, from columns prepared beforehand), and making the kept jobs' lines strings (one decode
+  and one split of their bytes: the trace's ``records``);
 * a Batsim workload (``write_workload`` of the jobs, one delay profile per distinct run time),
-  read back by ``read_workload``; beside it two floors, ``orjson.loads`` of the same bytes
-  (``read_workload`` parses with it) and building its jobs alone (a ``Job`` and two ``attrs``
-  each), then the standard library's ``json.loads`` (what it parsed with before) and
-  ``json.dumps`` of the parsed document;
+  read back by ``read_workload`` (a converted trace: read from its bytes, its ``document``
+  parsed when first asked for, which this step does not); beside it ``orjson.loads`` of the
+  same bytes (what ``read_workload`` parses any other workload with, and ``document`` on first
+  use) and building its jobs alone (a ``Job`` and two ``attrs`` each: the floor of any reader of
+  it), then the standard library's ``json.loads`` and ``json.dumps`` of the parsed document;
+* the same jobs in the layout of Batsim's own converter (``tools/swf_to_batsim_workload_delay.py``
+  in ``oar-team/batsim``: ``json.dump(data, f, indent=args.indent, sort_keys=True)``, integer ids
+  from 0, integral delays, its ``version``, ``command``, ``date`` and ``description`` members),
+  read by ``read_workload``: with its default (no indentation, one line, keys sorted) and with
+  ``-i 4`` (four spaces of indentation: 1.9 times the bytes of ours);
 * a Batsim ``_jobs.csv`` of a schedule of the jobs with their nodes (``write_jobs_csv`` of a
   result built from the jobs' recorded starts and nodes), read back by ``read_jobs_csv``.
 
@@ -152,6 +160,17 @@ def schedule_result(c: dict[str, np.ndarray]) -> SimulationResult:
                             "recorded", 0, placements=placements)
 
 
+def converter_document(trace: Any, nb_res: int) -> dict[str, Any]:
+    """The jobs as Batsim's converter writes them (module docstring): its members and value types."""
+    runs = [int(j.runtime) for j in trace]
+    first = min(j.arrival for j in trace)
+    jobs = [{"id": i, "subtime": j.arrival - first, "walltime": float(j.estimate), "res": j.size,
+             "profile": str(r)} for i, (j, r) in enumerate(zip(trace, runs, strict=True))]
+    return {"version": 0, "command": "swf_to_batsim_workload_delay.py jobs.swf w.json", "date": "2026-01-01 00:00:00",
+            "description": "this workload had been automatically generated", "nb_res": nb_res, "jobs": jobs,
+            "profiles": {str(r): {"type": "delay", "delay": r} for r in sorted(set(runs))}}
+
+
 def jobs_alone(got: Any) -> Callable[[], list[Any]]:
     """Building a reader's jobs alone, as the reader builds them (a ``Job`` each, field by field,
     with its ``attrs``: six for an sacct dump, two for a Batsim workload; no cyclic garbage
@@ -193,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", choices=("sacct", "batsim"), default=None,
+                    help="time only the SWF reference and this format's steps")
     args = ap.parse_args(argv)
     c = make_jobs(args.jobs)
     n = args.jobs
@@ -207,9 +228,14 @@ def main(argv: list[str] | None = None) -> int:
         trace = load_swf(swf)
         write_workload(wl, trace, nb_res=NODES)
         data, text = wl.read_bytes(), wl.read_text()
+        conv, conv4 = folder / "converter.json", folder / "converter_i4.json"
+        for path, indent in ((conv, None), (conv4, 4)):
+            with path.open("w") as f:
+                json.dump(converter_document(trace, NODES), f, indent=indent, sort_keys=True)
         doc = json.loads(text)
         result = schedule_result(c)
-        kept = len(read_sacct(sacct, tree))
+        kept_lines = "\n".join(read_sacct(sacct, tree).records).encode()
+        kept = kept_lines.count(b"\n") + 1
         # label, lines, the step, the jobs it handled (from its output; None: n)
         steps: list[tuple[str, int | None, Callable[[], Any], Callable[[Any], int] | None]] = [
             ("SWF load_swf (reference)", swf_lines, lambda: load_swf(swf), len),
@@ -217,8 +243,11 @@ def main(argv: list[str] | None = None) -> int:
             ("  its bytes, lines found", sacct_lines,
              lambda: np.flatnonzero(np.frombuffer(sacct.read_bytes(), dtype=np.uint8) == 10), lambda _: kept),
             ("  its jobs built alone", None, jobs_alone(read_sacct(sacct, tree)), len),
+            ("  its job lines as str", None, lambda: kept_lines.decode("utf-8").split("\n"), len),
             ("Batsim write_workload", None, lambda: write_workload(wl, trace, nb_res=NODES), None),
             ("Batsim read_workload", None, lambda: read_workload(wl), len),
+            ("  converter's layout", None, lambda: read_workload(conv), len),
+            ("  converter's, -i 4", None, lambda: read_workload(conv4), len),
             ("  orjson.loads alone", None, lambda: orjson.loads(data), lambda d: len(d["jobs"])),
             ("  its jobs built alone", None, jobs_alone(read_workload(wl)), len),
             ("  json.loads alone", None, lambda: json.loads(text), lambda d: len(d["jobs"])),
@@ -226,6 +255,14 @@ def main(argv: list[str] | None = None) -> int:
             ("Batsim write_jobs_csv", n + 1, lambda: write_jobs_csv(jc, result, trace), None),
             ("Batsim read_jobs_csv", n + 1, lambda: read_jobs_csv(jc), len),
         ]
+        if args.only is not None:  # a step's format: the label's first word, its floors following it
+            fmt, chosen = "", []
+            for step in steps:
+                if not step[0].startswith(" "):
+                    fmt = step[0].split()[0].lower()
+                if fmt in ("swf", args.only):
+                    chosen.append(step)
+            steps = chosen
         # Rounds: every step once per round, so that each is compared with the SWF reader of its own
         # round (the machine's load changes between rounds, less within one).
         walls: list[list[float]] = [[] for _ in steps]
@@ -239,9 +276,10 @@ def main(argv: list[str] | None = None) -> int:
                 if count is not None:
                     jobs[k] = count(out)
                 out = None
-        s = read_jobs_csv(jc)
-        assert s.starting_time.tolist() == result.table["start"].tolist()
-        assert all(np.array_equal(s.placements[i], result.placements[i]) for i in (1, n // 2, n))
+        if jc.exists():  # the _jobs.csv written by the rounds reads back
+            s = read_jobs_csv(jc)
+            assert s.starting_time.tolist() == result.table["start"].tolist()
+            assert all(np.array_equal(s.placements[i], result.placements[i]) for i in (1, n // 2, n))
     print("CPU seconds, medians over the rounds; 'vs SWF': jobs per CPU second over the SWF reader's of the same "
           "round, median (min-max)")
     print(f"{'step':<26}{'lines':>8}{'jobs':>8}{'wall s':>8}{'CPU s':>7}{'lines/s':>12}{'jobs/s':>12}"

@@ -1,4 +1,4 @@
-"""Column helpers the Batsim and Slurm readers and writers share (private): a file's fields a
+"""Column routines the Batsim and Slurm readers and writers share (private): a file's fields a
 column at a time rather than a line at a time.
 
 * :func:`_columns` -- the fields of many lines as columns, from one split of the whole text;
@@ -10,7 +10,10 @@ column at a time rather than a line at a time.
 * **byte columns** -- a column of text fields as ``(data, lengths)``, the bytes of all fields end to
   end and each one's length: made from integers (:func:`_int_text`, digit arithmetic over the
   column), floats (:func:`_float_text`) and strings (:func:`_str_text`), assembled into lines with
-  separators (:func:`_rows`, one scatter per column); read back from a file's bytes
+  separators (:func:`_rows`, one scatter per column); or as **cells**, a ``(fields, width)`` byte
+  matrix with each field in its row between NUL bytes (:func:`_int_cells`, :func:`_float_cells`,
+  :func:`_literal_cells`), assembled with packed columns into lines by :func:`_lines` (one block
+  copy per column into a matrix of the lines, one compaction); read back from a file's bytes
   (:func:`_split_fields` finds every field of every line with one pass per separator byte,
   :func:`_field_strings` makes one column's strings with one decode and one split,
   :func:`_decimal_fields` its numbers, :func:`_uints` its unsigned integers, :func:`_factorize`
@@ -171,13 +174,26 @@ def _int_text(values: np.ndarray) -> _Col:
         return np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64)
     if v.min() == np.iinfo(np.int64).min:  # |v| overflows: Python formats it
         return _str_text(list(map(str, v.tolist())))
+    cells, used, lengths = _digit_cells(v)
+    return cells[used], lengths
+
+
+def _digit_cells(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(cells, used, lengths)`` of int64 values (at least one, none the int64 minimum): each
+    value's text right-aligned in its row of ``cells`` (``0`` digits before it), ``used`` its
+    places, ``lengths`` its length (:func:`_int_text`)."""
     neg = v < 0
     a = np.abs(v)
-    ndig = np.searchsorted(_POW10_I64[1:], a, side="right") + 1
+    most = int(a.max())
+    ndig = np.ones(v.size, dtype=np.int64)  # each value's digits: one more per power of ten it reaches
+    for power in _POW10_I64[1:int(np.searchsorted(_POW10_I64, most, side="right"))]:
+        ndig += a >= power
     signed = int(neg.any())
     width = int(ndig.max()) + signed
     cells = np.empty((v.size, width), dtype=np.uint8)
-    rest = a.copy()
+    # below 2**32 (times in seconds, ids, counts): uint32 lanes, whose division by 10 numpy
+    # vectorises several times faster than int64's; the same digits
+    rest = a.astype(np.uint32) if width - signed <= 9 else a.copy()
     for place in range(width - 1, signed - 1, -1):  # the last digit first
         q = rest // 10
         cells[:, place] = (rest - q * 10) + 48
@@ -186,7 +202,116 @@ def _int_text(values: np.ndarray) -> _Col:
     if signed:
         cells[neg, width - lengths[neg]] = 45  # "-"
     used = np.arange(width) >= (width - lengths)[:, None]
-    return cells[used], lengths
+    return cells, used, lengths
+
+
+# -- text a column at a time, as cells ---------------------------------------------------------------
+# A column may also be a pair (cells, lengths): an (n, width) uint8 matrix holding each field in its
+# row with NUL bytes around it (the text itself holds none), for :func:`_lines`, which assembles
+# lines from such blocks with one copy per column and one compaction, where :func:`_rows` scatters
+# every byte of a packed column through an index of its own.
+def _int_cells(values: np.ndarray) -> _Col:
+    """Each integer of ``values`` in decimal, as cells (right-aligned): :func:`_int_text`'s digits,
+    the places a value does not use set to NUL.
+
+    >>> cells, lengths = _int_cells(np.array([5, -12]))
+    >>> cells.tobytes(), lengths.tolist()
+    (b'\\x00\\x005-12', [1, 3])
+    """
+    v = np.asarray(values, dtype=np.int64).ravel()
+    if v.size == 0:
+        return np.zeros((0, 0), dtype=np.uint8), np.zeros(0, dtype=np.int64)
+    if v.min() == np.iinfo(np.int64).min:  # |v| overflows: Python formats it
+        return _str_cells(list(map(str, v.tolist())))
+    cells, used, lengths = _digit_cells(v)
+    cells[~used] = 0
+    return cells, lengths
+
+
+def _str_cells(strings: list[str]) -> _Col:
+    """ASCII strings without NUL as cells (left-aligned): one conversion to a fixed-width byte
+    array."""
+    if not strings:
+        return np.zeros((0, 0), dtype=np.uint8), np.zeros(0, dtype=np.int64)
+    fixed = np.array(strings, dtype="S")
+    width = fixed.dtype.itemsize
+    return (fixed.view(np.uint8).reshape(len(strings), width),
+            np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)))
+
+
+def _literal_cells(text: bytes, n: int) -> _Col:
+    """The same ``text`` (no NUL) in each of ``n`` fields, as cells (a read-only broadcast view)."""
+    one = np.frombuffer(text, dtype=np.uint8)
+    return np.broadcast_to(one, (n, one.size)), np.full(n, one.size, dtype=np.int64)
+
+
+def _float_cells(values: np.ndarray) -> _Col:
+    """:func:`_float_text` (``json=False``) as cells: integral values by :func:`_int_cells`, the
+    others one ``repr`` each, the two kinds of rows in one matrix."""
+    v = np.asarray(values, dtype=float).ravel()
+    whole = np.abs(v) < 1e15  # finite too
+    whole &= v == np.trunc(v)
+    zero = v == 0
+    if zero.any():
+        whole &= ~(zero & np.signbit(v))  # -0.0: repr
+    if whole.all():
+        return _int_cells(v.astype(np.int64))
+    idx, rest = np.flatnonzero(whole), np.flatnonzero(~whole)
+    ints, int_lens = _int_cells(v[idx].astype(np.int64))
+    other, other_lens = _str_cells(list(map(float.__repr__, v[rest].tolist())))
+    width = max(ints.shape[1], other.shape[1])
+    cells = np.zeros((v.size, width), dtype=np.uint8)
+    cells[idx, width - ints.shape[1]:] = ints
+    cells[rest, :other.shape[1]] = other
+    lengths = np.empty(v.size, dtype=np.int64)
+    lengths[idx] = int_lens
+    lengths[rest] = other_lens
+    return cells, lengths
+
+
+def _lines(pieces: list[_Col], n: int, sep: bytes = b"", end: bytes = b"", head: bytes = b"") -> np.ndarray:
+    """``head`` then the bytes of ``_rows(pieces, n, sep, end)``, where a piece may also be cells
+    (``data`` of two dimensions, above): the rows laid out in one ``(n, W)`` matrix of NUL bytes
+    (below the rows ``head`` needs), the separators and ``end`` written in their columns, each
+    cell piece copied as one block and each packed piece scattered into its slot, then every NUL
+    dropped (one boolean compaction, row by row: the lines end to end). A NUL in ``head``, in a
+    packed field, in ``sep`` or ``end``, or a matrix of more than four times the text (a field far
+    wider than the others) takes :func:`_rows` instead. O(n x W).
+
+    >>> _lines([_int_cells(np.array([1, 22])), _str_text(["a", "bc"]), _literal_cells(b"x", 2)], 2, b",",
+    ...        b"\\n", b"h\\n").tobytes()
+    b'h\\n1,a,x\\n22,bc,x\\n'
+    """
+    if len(sep) > 1 or len(end) > 1:
+        raise ValueError(f"_lines: sep and end are at most one byte, got {sep!r} and {end!r}")
+    widths = [data.shape[1] if data.ndim == 2 else int(lens.max()) if n else 0 for data, lens in pieces]
+    W = sum(widths) + len(sep) * (len(pieces) - 1) + len(end)
+    text = sum(int(lens.sum()) for _, lens in pieces) + n * (W - sum(widths))
+    if (b"\0" in sep + end + head or n * W > 4 * text + 4096 or W == 0
+            or any(data.ndim == 1 and data.size and not data.all() for data, _ in pieces)):
+        packed = [(data[data != 0], lens) if data.ndim == 2 else (data, lens) for data, lens in pieces]
+        body = _rows(packed, n, sep, end)[0]
+        return np.concatenate([np.frombuffer(head, dtype=np.uint8), body]) if head else body
+    top = -(-len(head) // W)  # rows of the matrix holding head
+    matrix = np.zeros((top + n, W), dtype=np.uint8)
+    matrix.reshape(-1)[:len(head)] = np.frombuffer(head, dtype=np.uint8)
+    out = matrix[top:]
+    flat = matrix.reshape(-1)
+    at = 0
+    for k, ((data, lens), width) in enumerate(zip(pieces, widths, strict=True)):
+        if data.ndim == 2:
+            out[:, at:at + width] = data
+        elif data.size:  # byte j of field i goes to row i, slot column (j - its start)
+            where = np.repeat(np.arange(top * W + at, (top + n) * W, W) - (np.cumsum(lens) - lens), lens)
+            where += np.arange(data.size)
+            flat[where] = data
+        at += width
+        if sep and k < len(pieces) - 1:
+            out[:, at] = sep[0]
+            at += 1
+    if end:
+        out[:, at] = end[0]
+    return matrix[matrix != 0]
 
 
 def _str_text(strings: list[str]) -> _Col:
@@ -267,31 +392,57 @@ def _rows(pieces: list[_Col], n: int, sep: bytes = b"", end: bytes = b"") -> _Co
         lengths += lens
     out = np.full(int(lengths.sum()), sep[0] if sep else 0, dtype=np.uint8)
     at = np.cumsum(lengths) - lengths  # where each row's next piece goes
+    count = np.arange(max((data.size for data, _ in pieces), default=0))  # one for every piece (no allocation each)
     for data, lens in pieces:
         if data.size:
-            out[np.repeat(at - (np.cumsum(lens) - lens), lens) + np.arange(data.size)] = data
+            width = int(lens[0])
+            if data.size == n * width and (lens == width).all():  # fields of one width: a row matrix
+                out[at[:, None] + count[:width]] = data.reshape(n, width)
+            else:  # byte j of field i goes to at[i] + (j - its start)
+                where = np.repeat(at - (np.cumsum(lens) - lens), lens)
+                where += count[:data.size]
+                out[where] = data
         at += lens + len(sep)
     if end and n:
         out[at - len(sep)] = end[0]
     return out, lengths
 
 
-def _split_fields(data: np.ndarray, sep: int, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _split_fields(data: np.ndarray, sep: int, width: int,
+                  line_ends: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """``(starts, ends)``, two ``(lines, width)`` arrays: the fields of every line of ``data`` (bytes
     as uint8, each line ending with a newline, the last one too) when every line has exactly
     ``width`` fields separated by the byte ``sep``; ``None`` otherwise (the caller then reads line
-    by line and reports the bad lines). A field is ``data[starts[i, k]:ends[i, k]]``. O(bytes).
+    by line and reports the bad lines). A field is ``data[starts[i, k]:ends[i, k]]``.
+    ``line_ends``: where the newlines of ``data`` are, ascending, when the caller knows them (then
+    only the separators are looked for, and each line's ``width - 1`` of them checked to lie
+    between its newline and the one before). O(bytes).
 
     >>> starts, ends = _split_fields(np.frombuffer(b"a,bc\\n,d\\n", dtype=np.uint8), ord(","), 2)
     >>> starts.tolist(), ends.tolist()
     ([[0, 2], [5, 6]], [[1, 4], [5, 7]])
+    >>> [a.tolist() for a in _split_fields(np.frombuffer(b"a,bc\\n,d\\n", dtype=np.uint8), ord(","), 2,
+    ...                                    np.array([4, 7]))] == [starts.tolist(), ends.tolist()]
+    True
     """
-    newline = data == 10
-    lines = int(np.count_nonzero(newline))
-    bounds = np.flatnonzero(newline | (data == sep))
-    if bounds.size != lines * width or (lines and not newline[bounds[width - 1::width]].all()):
-        return None
-    ends = bounds.reshape(lines, width)
+    if line_ends is not None and width > 1:
+        lines = line_ends.size
+        bounds = np.flatnonzero(data == sep)
+        if bounds.size != lines * (width - 1):
+            return None
+        seps = bounds.reshape(lines, width - 1)
+        if lines and not ((seps[:, -1] < line_ends).all() and (seps[1:, 0] > line_ends[:-1]).all()):
+            return None
+        ends = np.empty((lines, width), dtype=np.int64)
+        ends[:, :-1] = seps
+        ends[:, -1] = line_ends
+    else:
+        newline = data == 10
+        lines = int(np.count_nonzero(newline))
+        bounds = np.flatnonzero(newline | (data == sep))
+        if bounds.size != lines * width or (lines and not newline[bounds[width - 1::width]].all()):
+            return None
+        ends = bounds.reshape(lines, width)
     starts = np.empty_like(ends)
     starts[:, 1:] = ends[:, :-1] + 1
     starts[:1, 0] = 0
@@ -373,11 +524,17 @@ def _decimal_fields(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> t
 
 def _rows_at(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     """``(len(starts), width)`` bytes: row ``i`` holds ``data[starts[i]:starts[i] + width]``, newlines
-    past the end of ``data`` (``starts`` ascending, at least 0). One gather through a sliding window (no index
-    per byte, no copy of ``data``); the rows that reach past the end come from a padded copy of
-    the last ``width`` bytes."""
-    out = np.empty((starts.size, width), dtype=np.uint8)
+    past the end of ``data`` (``starts`` ascending, at least 0). One gather, no index per byte and
+    no copy of ``data``: each window of ``width`` bytes as one item of a strided array over
+    ``data`` (a sliding window view where ``data`` is not contiguous bytes); the rows that reach
+    past the end come from a padded copy of the last ``width`` bytes."""
     inner = int(np.searchsorted(starts, data.size - width, side="right"))  # rows wholly inside data
+    if starts.size and inner == starts.size and width and data.dtype == np.uint8 and data.flags.c_contiguous:
+        # each window of ``width`` bytes as one item of a strided array: one fancy index copies whole rows
+        # (half the time of indexing the 2-D sliding window view, which copies a row in ``width`` steps)
+        windows = np.ndarray((data.size - width + 1,), dtype=f"V{width}", buffer=data, strides=(1,))
+        return windows[starts].view(np.uint8).reshape(starts.size, width)
+    out = np.empty((starts.size, width), dtype=np.uint8)
     if inner:
         out[:inner] = np.lib.stride_tricks.sliding_window_view(data, width)[starts[:inner]]
     if inner < starts.size:

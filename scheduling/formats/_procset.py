@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from ._columns import _combine, _int_text, _literal, _rows
+from ._columns import _combine, _int_cells, _int_text, _literal, _rows
 
 __all__ = ["IntervalSetError", "format_intervals", "parse_intervals", "format_column", "parse_column", "interval_text",
-           "parse_text"]
+           "interval_cells", "parse_text"]
 
 
 class IntervalSetError(ValueError):
@@ -114,6 +114,51 @@ def interval_text(ids: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.
                   _combine(runs, [(spaced, _literal(b" ", spaced.size))])], runs)
     lengths = np.bincount(job_of_run, weights=text[1], minlength=n).astype(np.int64)
     return text[0], lengths
+
+
+def interval_cells(ids: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`interval_text` as cells (a ``(jobs, width)`` byte matrix, each job's text in its row
+    between NUL bytes, and the lengths: for :func:`~._columns._lines`) when every job's ids are one
+    run of consecutive ids (``a`` or ``a-b``: a contiguous allocation) or none; ``None`` otherwise
+    (several runs, ids out of order or negative, bad offsets: :func:`interval_text` writes or
+    refuses those). The first and last id of each job from the offsets, the digits by
+    :func:`~._columns._int_cells`: no work per interval beyond that. O(ids) numpy work.
+
+    >>> cells, lengths = interval_cells(np.array([4, 5, 6, 9]), np.array([0, 3, 3, 4]))
+    >>> [bytes(row[row != 0]) for row in cells], lengths.tolist()
+    ([b'4-6', b'', b'9'], [3, 0, 1])
+    >>> interval_cells(np.array([0, 2]), np.array([0, 2])) is None
+    True
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n = offsets.size - 1
+    if n < 1 or offsets[0] != 0 or offsets[-1] != ids.size or ids.size == 0:
+        return None
+    counts = np.diff(offsets)
+    if (counts < 0).any() or ids.min() < 0:
+        return None
+    first = np.zeros(ids.size, dtype=bool)  # an id that begins a job
+    first[offsets[:-1][counts > 0]] = True
+    if not (np.diff(ids)[~first[1:]] == 1).all():  # within each job: consecutive ids
+        return None
+    used = np.flatnonzero(counts)
+    lo = ids[offsets[used]]
+    hi = ids[offsets[used + 1] - 1]
+    multi = np.flatnonzero(hi > lo)  # "a-b" rather than "a" (positions in used)
+    low, low_lens = _int_cells(lo)
+    high, high_lens = _int_cells(hi[multi])
+    w = low.shape[1]
+    cells = np.zeros((n, w + 1 + high.shape[1]) if multi.size else (n, w), dtype=np.uint8)
+    cells[used, :w] = low
+    lengths = np.zeros(n, dtype=np.int64)
+    lengths[used] = low_lens
+    if multi.size:
+        rows = used[multi]
+        cells[rows, w] = 45  # "-"
+        cells[rows, w + 1:] = high
+        lengths[rows] += 1 + high_lens
+    return cells, lengths
 
 
 def format_intervals(nodes: Iterable[int] | np.ndarray) -> str:

@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from ._columns import _field_strings, _rows_at
+from ._sacct_fast import _step_lines
 
 _NO_TIME = frozenset(("Unknown", "None", ""))
 
@@ -59,20 +60,34 @@ _ITEMS = re.compile(r"(?:[^,\[]|\[[^\]]*\])+")
 _SIMPLE = re.compile(r"([^\[\],]*)\[([0-9,\-]+)\]([^\[\],]*)")
 
 
+#: The line breaks of ``str.splitlines`` other than ``\n`` that are single bytes (``\r``, ``\v``, ``\f``,
+#: the file, group and record separators); ``\x85``, U+2028 and U+2029 are not ASCII.
+_ODD_BREAKS = np.array([13, 11, 12, 28, 29, 30], dtype=np.uint8)
 _JOBID_WINDOW = 32  # bytes at the start of each line in which its JobID field must end (see _drop_steps)
 
 
-def _drop_steps(data: np.ndarray, parsable1: bool) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """``(job bytes, job line indices, lines)``: the lines of ``data`` (each ending with a newline)
-    whose first field, the ``JobID``, has no ``.`` -- the job lines, end to end, each with its
-    newline --, their indices among the lines, and the number of lines. Most lines of a dump are
+def _drop_steps(data: np.ndarray, parsable1: bool,
+                ascii: bool = False) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+    """``(job bytes, job line indices, lines, newlines)``: the lines of ``data`` (each ending with a
+    newline) whose first field, the ``JobID``, has no ``.`` -- the job lines, end to end, each with
+    its newline --, their indices among the lines, the number of lines, and where the job lines'
+    newlines are in the job bytes (for :func:`~._columns._split_fields`). Most lines of a dump are
     steps (a job's ``.batch`` and ``.extern`` at least): dropping them first leaves a third of the
-    bytes to split into fields. Each line's first :data:`_JOBID_WINDOW` bytes are read at once (a
-    sliding window gathered at the line starts) for its first ``|`` and first ``.``; ``None``
+    bytes to split into fields. Each line's first 16 bytes are read as two words
+    (:func:`~._sacct_fast._step_lines`; ``ascii``: ``data`` holds no byte above ``0x7F``), or, when
+    a JobID is longer or the dump is ``--parsable``, its first :data:`_JOBID_WINDOW` bytes at once
+    (a sliding window gathered at the line starts) for its first ``|`` and first ``.``; ``None``
     (the caller splits every line) when a line has no ``|`` there, or (``--parsable``) only its
-    trailing one, where the line reader, which drops that ``|`` first, could read another JobID.
+    trailing one, where the line reader, which drops that ``|`` first, could read another JobID,
+    and when ``data`` holds a line break of ``str.splitlines`` other than ``\\n`` (found with the
+    newlines: the bytes below ``0x20``; the caller then reads the dump line by line).
     O(lines x window) plus O(job bytes)."""
-    ends = np.flatnonzero(data == 10)
+    ends = np.flatnonzero(data < 32)  # the control bytes: newlines, and any line break of another kind
+    codes = data[ends]
+    if (codes != 10).any():
+        if np.isin(codes, _ODD_BREAKS).any():
+            return None
+        ends = ends[codes == 10]
     n = ends.size
     if not n:
         return None
@@ -80,28 +95,33 @@ def _drop_steps(data: np.ndarray, parsable1: bool) -> tuple[np.ndarray, np.ndarr
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
     lens = ends - starts
-    head = _rows_at(data, starts, _JOBID_WINDOW)  # lines x window
-    bar = head == 124
-    first_bar = bar.argmax(axis=1)
-    row = np.arange(n)
-    found = bar[row, first_bar] & (first_bar < lens)
-    if parsable1:
-        found &= first_bar < lens - 1
-    if not found.all():
-        return None
-    dot = head == 46
-    first_dot = dot.argmax(axis=1)
-    step = dot[row, first_dot] & (first_dot < first_bar)
+    step = None if parsable1 else _step_lines(data, starts, lens, ascii)  # a JobID of up to 15 bytes: two words
+    if step is None:
+        head = _rows_at(data, starts, _JOBID_WINDOW)  # lines x window
+        bar = head == 124
+        first_bar = bar.argmax(axis=1)
+        row = np.arange(n)
+        found = bar[row, first_bar] & (first_bar < lens)
+        if parsable1:
+            found &= first_bar < lens - 1
+        if not found.all():
+            return None
+        dot = head == 46
+        first_dot = dot.argmax(axis=1)
+        step = dot[row, first_dot] & (first_dot < first_bar)
     job_lines = np.flatnonzero(~step)
     if job_lines.size == n:
-        return data, job_lines, n
+        return data, job_lines, n, ends
     keep = lens[job_lines] + 1  # with its newline
     widest = int(keep.max()) if keep.size else 0
     if widest * job_lines.size <= 4 * int(keep.sum()):  # lines of similar length: one window gather
-        out = _rows_at(data, starts[job_lines], widest)[np.arange(widest) < keep[:, None]]
+        # each row's bytes up to its newline (a byte-wide comparison when the lines are short: 4x faster)
+        small = np.uint8 if widest < 256 else np.int64
+        inside = np.less(np.arange(widest, dtype=small), keep.astype(small)[:, None])
+        out = _rows_at(data, starts[job_lines], widest)[inside]
     else:  # a few long lines: a mask over the bytes
         out = data[np.repeat(~step, lens + 1)]
-    return out, job_lines, n
+    return out, job_lines, n, np.cumsum(keep) - 1
 
 
 _NAT = np.iinfo(np.int64).min
@@ -109,48 +129,85 @@ _TIME_PLACES = np.array([0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])  # the
 _MARK_PLACES = np.array([4, 7, 10, 13, 16])
 _MARKS = np.array([45, 45, 84, 58, 58], dtype=np.uint8)  # '-', '-', 'T', ':', ':'
 _MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+_LEAP_DAYS = _MONTH_DAYS + (np.arange(13) == 2)
+#: Per month 1-12 (index 0 unused) of a common year, then (index + 13) of a leap year: its days, and
+#: the days of the year before it.
+_MONTH_DAYS2 = np.concatenate([_MONTH_DAYS, _LEAP_DAYS]).astype(np.int32)
+_DAYS_BEFORE2 = np.concatenate([np.cumsum(_MONTH_DAYS) - _MONTH_DAYS,
+                                np.cumsum(_LEAP_DAYS) - _LEAP_DAYS]).astype(np.int32)
 
 
 def _fast_times(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`~.sacct._times` of fields in the bytes: ``YYYY-MM-DDTHH:MM:SS`` (a valid date and time of a
     year >= 1) converted to seconds since the epoch by the days-from-civil formula (proleptic
-    Gregorian, numpy's own), ``Unknown``, ``None`` and empty as NaT; ``None`` when a field is
-    anything else (the caller then asks :func:`~.sacct._times`, which decides what is bad). O(fields)."""
+    Gregorian, numpy's own; :func:`_civil_seconds`), ``Unknown``, ``None`` and empty as NaT; ``None``
+    when a field is anything else (the caller then asks :func:`~.sacct._times`, which decides what
+    is bad). O(fields)."""
     lens = ends - starts
     n = lens.size
-    full = np.flatnonzero(lens == 19)
+    whole = lens == 19
+    if whole.all():  # every field a time (Submit, End): no gather, no scatter
+        secs = _civil_seconds(_rows_at(data, starts, 19)) if n else np.zeros(0, dtype=np.int64)
+        return None if secs is None else (secs.view("datetime64[s]"), np.zeros(n, dtype=bool))
+    full = np.flatnonzero(whole)
     out = np.full(n, _NAT, dtype=np.int64)
-    if full.size != n:
-        rest = np.flatnonzero(lens != 19)
-        if not np.isin(lens[rest], (0, 4, 7)).all():
-            return None
-        words = _field_strings(data, starts[rest], ends[rest], "replace")
-        if not set(words) <= _NO_TIME:
-            return None
+    if not _no_times(data, starts, ends, np.flatnonzero(~whole)):
+        return None
     if full.size:
-        cells = _rows_at(data, starts[full], 19)  # one row of 19 bytes per time
-        if not (cells[:, _MARK_PLACES] == _MARKS).all():
+        secs = _civil_seconds(_rows_at(data, starts[full], 19))  # one row of 19 bytes per time
+        if secs is None:
             return None
-        d = cells[:, _TIME_PLACES].T.astype(np.int32)  # one row per digit place
-        d -= 48
-        if (d.view(np.uint32) > 9).any():  # below '0' wraps round
-            return None
-        d10 = d[0::2] * 10 + d[1::2]  # the two-digit groups: century, year, month, day, hour, minute, second
-        y = (d10[0] * 100 + d10[1]).astype(np.int64)
-        m, day, hh, mm, ss = d10[2], d10[3], d10[4], d10[5], d10[6]
-        leap = (y % 4 == 0) & ((y % 100 != 0) | (y % 400 == 0))
-        month_ok = (m >= 1) & (m <= 12)
-        dim = _MONTH_DAYS[np.where(month_ok, m, 1)] + (leap & (m == 2))
-        if not (month_ok & (y >= 1) & (day >= 1) & (day <= dim) & (hh <= 23) & (mm <= 59) & (ss <= 59)).all():
-            return None
-        yy = y - (m <= 2)  # days from civil (H. Hinnant, "chrono-compatible low-level date algorithms")
-        era = yy // 400
-        yoe = yy - era * 400
-        doy = (153 * (m + np.where(m > 2, -3, 9)) + 2) // 5 + day - 1
-        doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-        days = era * 146097 + doe - 719468
-        out[full] = days * 86400 + (hh * 3600 + mm * 60 + ss)
+        out[full] = secs
     return out.view("datetime64[s]"), np.zeros(n, dtype=bool)
+
+
+def _no_times(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether the fields at ``rows`` are all ``Unknown``, ``None`` or empty (no time: NaT)."""
+    if not np.isin(ends[rows] - starts[rows], (0, 4, 7)).all():
+        return False
+    return set(_field_strings(data, starts[rows], ends[rows], "replace")) <= _NO_TIME
+
+
+def _civil_seconds(cells: np.ndarray) -> np.ndarray | None:
+    """Seconds since the epoch (int64) of ``YYYY-MM-DDTHH:MM:SS`` times given as the rows of a
+    ``(times, 19)`` byte matrix; ``None`` when a row is anything else: a separator or digit out of
+    place, or no valid date and time of a year >= 1. Each year present (from the smallest to the
+    largest) gets its first day by the days-from-civil formula (H. Hinnant, "chrono-Compatible
+    Low-Level Date Algorithms", ``days_from_civil``: numpy's proleptic Gregorian calendar) and its
+    leap flag; each time is then a lookup of its year plus the days before its month (a table per
+    leap flag) plus its day. O(times + years).
+
+    >>> cells = np.frombuffer(b"1970-01-02T00:00:01" b"2024-02-29T23:59:59", dtype=np.uint8).reshape(2, 19)
+    >>> _civil_seconds(cells).tolist(), int(np.datetime64("2024-02-29T23:59:59", "s").astype(np.int64))
+    ([86401, 1709251199], 1709251199)
+    """
+    if not (cells[:, _MARK_PLACES] == _MARKS).all():
+        return None
+    d8 = cells[:, _TIME_PLACES]
+    d8 -= np.uint8(48)  # below '0' wraps round
+    if (d8 > 9).any():
+        return None
+    d = d8.astype(np.int32)
+    d10 = d[:, 0::2] * 10 + d[:, 1::2]  # the two-digit groups: century, year, month, day, hour, minute, second
+    y = d10[:, 0] * 100 + d10[:, 1]
+    m, day, hh, mm, ss = d10[:, 2], d10[:, 3], d10[:, 4], d10[:, 5], d10[:, 6]
+    if not y.size:
+        return np.zeros(0, dtype=np.int64)
+    y0 = int(y.min())
+    if y0 < 1 or not ((m >= 1) & (m <= 12)).all():
+        return None
+    years = np.arange(y0, int(y.max()) + 1, dtype=np.int64)
+    leap_y = (years % 4 == 0) & ((years % 100 != 0) | (years % 400 == 0))
+    yy = years - 1  # days from civil of each year's January 1st
+    era = yy // 400
+    yoe = yy - era * 400
+    jan1 = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + 306 - 719468
+    yi = y - y0  # each time's year among ``years``
+    at = leap_y.view(np.uint8)[yi] * np.int32(13) + m  # its month in the tables of its year's kind
+    if not ((day >= 1) & (day <= _MONTH_DAYS2[at]) & (hh <= 23) & (mm <= 59) & (ss <= 59)).all():
+        return None
+    days = jan1[yi] + (_DAYS_BEFORE2[at] + day - 1)
+    return days * 86400 + (hh * 3600 + mm * 60 + ss)
 
 
 _ONE_RANGE = re.compile(r"([^\[\],]*)\[([0-9]+)-([0-9]+)\]([^\[\],]*)")  # prefix[lo-hi]suffix
@@ -163,7 +220,8 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
     each range becomes ``(first id, count)`` through the topology's names grouped by prefix,
     suffix and digit count (``node0007`` is value 7 of family ``("node", "", 4)``, a range's name
     ``f"{i:0{w}d}"`` having ``max(w, len(str(i)))`` digits), so the ids come from one numpy gather
-    and the per-list sorting from one ``lexsort``. Lists in other forms or naming an unknown node
+    and the per-list sorting from one ``lexsort`` (none when every list's ids already ascend, as a
+    topology numbered along its names gives them). Lists in other forms or naming an unknown node
     are left out (the caller maps them one by one and reports them). O(names + nodes) plus
     O(ranges) Python work: worth it when the lists are not far fewer than the topology's nodes."""
     if not exprs:
@@ -223,18 +281,18 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
     of = np.repeat(np.array(owner, dtype=np.int64), lens)
     unknown = np.zeros(len(good), dtype=bool)
     unknown[of[ids < 0]] = True
-    order = np.lexsort((ids, of))
-    ids, of = ids[order], of[order]
+    inside = of[1:] == of[:-1]  # of is non-decreasing: the ranges were listed list by list
+    if not ((ids[1:] >= ids[:-1]) | ~inside).all():  # some list's ids not ascending yet: sorted within lists
+        order = np.lexsort((ids, of))
+        ids = ids[order]
     same = np.zeros(len(good), dtype=bool)
-    same[of[1:][(ids[1:] == ids[:-1]) & (of[1:] == of[:-1])]] = True
+    same[of[1:][(ids[1:] == ids[:-1]) & inside]] = True
     bounds = np.zeros(len(good) + 1, dtype=np.int64)
     np.cumsum(np.bincount(of, minlength=len(good)), out=bounds[1:])
     ids.flags.writeable = False
-    out = {}
-    for k, e in enumerate(good):
-        if not unknown[k]:
-            out[e] = (ids[bounds[k]:bounds[k + 1]], bool(same[k]))
-    return out
+    cuts, repeats = bounds.tolist(), same.tolist()
+    return {e: (ids[cuts[k]:cuts[k + 1]], repeats[k])
+            for k, (e, bad) in enumerate(zip(good, unknown.tolist(), strict=True)) if not bad}
 
 
 def _ranges(expr: str, index: dict[str, int], tables: dict[tuple[str, str, int], tuple[int, int]],

@@ -73,17 +73,30 @@ run time 0 is ``inf`` (``nan`` when its turnaround is 0 too), as Batsim's divisi
 simulation did not finish are not in the result, so not in the file.
 
 Speed. ``_jobs.csv`` is written by assembling numpy byte columns (:mod:`._columns`: integers and
-integral times by digit arithmetic, other floats by ``repr``, the interval sets by
-:func:`~._procset.interval_text`) and read a column at a time from its bytes when it is unquoted
+integral times by digit arithmetic, other floats by ``repr``, contiguous allocations by
+:func:`~._procset.interval_cells`, any other interval set by :func:`~._procset.interval_text`;
+the lines laid out in one byte matrix and compacted, :func:`~._columns._lines`) and read a
+column at a time from its bytes when it is unquoted
 (Batsim's own files and ours): fields by :func:`~._columns._split_fields`, numbers by
 :func:`~._columns._decimal_fields`, interval sets by :func:`~._procset.parse_text`, the other
 columns made strings on first use; a quoted file or one with CRLF line ends goes through the
 ``csv`` module line by line, which also reports the bad rows (a test checks both agree).
 
-A workload is parsed by ``orjson`` (``orjson.loads`` of the file's bytes: the floor of
-:func:`read_workload`, half of ``json.loads``'s time), its jobs' fields taken and checked a column
-at a time (one C-level ``map`` per field, the types by one ``set`` per column, the ids' uniqueness
-by one sort of their integers), the jobs built a field at a time (:func:`~._columns._make_jobs`).
+A converted trace -- every profile a ``delay``, every job with the same five keys, all jobs (and
+all profiles) in one layout, whatever it is: this module's writer's, ``json.dump`` with any
+indentation, key order or separators (Batsim's converter's ``indent=N, sort_keys=True`` among
+them) -- is read from its bytes (:mod:`._batsim_fast`: the layout learned from the first job and
+profile, the file checked byte for byte against it with numpy over its quote positions, the
+numbers made from their digits, each job's profile found by the bytes of its name; anything else
+declines) and its jobs built from those columns; ``document`` and ``records`` are then
+parsed (by ``orjson``) when first asked for, so a reader that only wants the jobs does
+not pay for a Python object per JSON value. Where that path declines, or where a job is skipped or
+refused, the file is parsed as JSON (the reference; a test compares the two on every change of
+layout, value and error it declines or takes): by ``orjson`` (``orjson.loads`` of the file's
+bytes, half of ``json.loads``'s time), its jobs' fields taken and checked a column at a time (one
+C-level ``map`` per field, the types by one ``set`` per column, each delay profile's run time by
+one dict access per job, the ids' uniqueness by one comparison of neighbours, a sort only when
+they are not ascending), the jobs built a field at a time (:func:`~._columns._make_jobs`).
 Where orjson refuses a file the standard library's ``json`` reads it, so a file reads as it did
 before orjson: a malformed file is the ``json`` module's error (its message, line and column), and
 ``NaN``, ``Infinity`` and lone surrogate escapes (which only Python's ``json`` takes) are read as
@@ -126,6 +139,7 @@ import orjson
 
 from ..kernel.jobs import Job
 from ..workloads import SkippedLine, SWFHeader, SWFReport, SWFTrace
+from ._batsim_fast import DelayColumns, delay_jobs, delay_workload, element_lines
 from ._columns import (
     _combine,
     _float_text,
@@ -240,50 +254,6 @@ def _decoded(data: bytes | str, name: str) -> str:
         raise BatsimError(name, line, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def _element_lines(text: str, key: str) -> list[int]:
-    """The line of the first character of each element of the top-level array ``key`` of the JSON
-    object ``text`` (for messages: computed only when a job is skipped or refused). O(size)."""
-    dec = json.JSONDecoder()
-    ws = " \t\r\n"
-    pos = 0
-    n = len(text)
-
-    def skip(p: int) -> int:
-        while p < n and text[p] in ws:
-            p += 1
-        return p
-
-    pos = skip(pos)
-    if pos >= n or text[pos] != "{":
-        return []
-    pos += 1
-    starts: list[int] = []
-    while True:
-        pos = skip(pos)
-        if pos >= n or text[pos] == "}":
-            break
-        name, pos = dec.raw_decode(text, pos)
-        pos = skip(pos) + 1  # the ':'
-        pos = skip(pos)
-        if name == key and text[pos:pos + 1] == "[":
-            pos = skip(pos + 1)
-            while pos < n and text[pos] != "]":
-                starts.append(pos)
-                _, pos = dec.raw_decode(text, pos)
-                pos = skip(pos)
-                if text[pos:pos + 1] == ",":
-                    pos = skip(pos + 1)
-            break
-        _, pos = dec.raw_decode(text, pos)
-        pos = skip(pos)
-        if text[pos:pos + 1] == ",":
-            pos += 1
-    if not starts:
-        return []
-    newlines = np.flatnonzero(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) == 10)
-    return (np.searchsorted(newlines, np.array(starts)) + 1).tolist()
-
-
 class _Lines:
     """Lines of the jobs (or profiles), computed on first use from the file's bytes or text (decoded
     only then: the file was read as JSON, so it is UTF-8)."""
@@ -304,7 +274,7 @@ class _Lines:
         if text is None:
             return None
         if self._jobs is None:
-            self._jobs = _element_lines(text, "jobs")
+            self._jobs = element_lines(text, "jobs")
         return self._jobs[i] if i < len(self._jobs) else None
 
     def profile(self, name: str) -> int | None:
@@ -485,12 +455,41 @@ class BatsimWorkload(SWFTrace):
     :class:`~scheduling.kernel.jobs.Job` (an :class:`~scheduling.workloads.SWFTrace` in all but its
     source). ``document`` is the JSON object as read (every job and profile; :func:`write_workload`
     writes it back), ``records`` the job objects of the kept jobs (aligned with the jobs),
-    ``report`` a :class:`BatsimReport`, ``machine_size`` ``nb_res`` (or the ``machine_size`` given)."""
+    ``report`` a :class:`BatsimReport`, ``machine_size`` ``nb_res`` (or the ``machine_size`` given).
+    A workload read from its bytes (:mod:`._batsim_fast`) parses ``document`` and ``records`` from
+    them when first asked for (``unparsed``: the bytes and the order of the jobs)."""
 
-    def __init__(self, jobs: list[Job], records: list[dict[str, Any]], document: dict[str, Any], report: BatsimReport,
-                 machine_size: int | None) -> None:
+    def __init__(self, jobs: list[Job], records: list[dict[str, Any]] | None, document: dict[str, Any] | None,
+                 report: BatsimReport, machine_size: int | None,
+                 unparsed: tuple[bytes, list[int] | None] | None = None) -> None:
         super().__init__(jobs, records, SWFHeader(), report, machine_size)  # type: ignore[arg-type]
-        self.document = document
+        self._document = document
+        self._unparsed = unparsed
+
+    def _parse(self) -> None:
+        if self._unparsed is not None:
+            data, order = self._unparsed
+            with _gc_paused():
+                self._document = orjson.loads(data)
+            raw = self._document["jobs"]
+            self._records = list(raw) if order is None else list(map(raw.__getitem__, order))
+            self._unparsed = None
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The JSON object as read."""
+        self._parse()
+        return self._document  # type: ignore[return-value]
+
+    @property  # type: ignore[override]
+    def records(self) -> list[dict[str, Any]]:
+        """The job objects of the kept jobs, aligned with the jobs."""
+        self._parse()
+        return self._records
+
+    @records.setter  # type: ignore[override]
+    def records(self, value: list[dict[str, Any]] | None) -> None:
+        self._records = value  # type: ignore[assignment]
 
     @property
     def profiles(self) -> dict[str, Any]:
@@ -511,9 +510,10 @@ def read_workload(source: str | os.PathLike | IO | Mapping[str, Any], *, machine
     ``machine_size``: the resources of the machine (default: the workload's ``nb_res``; one of the
     two is needed). ``too_large``: ``"skip"`` (reported) or ``"error"`` for a job whose ``res``
     exceeds it. ``host_speed`` (flop/s) and ``bandwidth`` (bytes/s): the platform parallel-task
-    profiles need for a run time. O(size of the file) plus O(jobs log jobs). Parsed by ``orjson``,
-    the standard library's ``json`` reading any file orjson refuses (module docstring, "Speed").
-    """
+    profiles need for a run time. O(size of the file) plus O(jobs log jobs). A converted trace in
+    any uniform layout is read from its bytes, its ``document`` parsed when first asked for; any
+    other file is parsed by ``orjson``, the standard library's ``json`` reading any file orjson
+    refuses (module docstring, "Speed")."""
     if too_large not in ("skip", "error"):
         raise BatsimError("read_workload", None, f"too_large must be 'skip' or 'error', got {too_large!r}")
     for label, v in (("host_speed", host_speed), ("bandwidth", bandwidth)):
@@ -528,6 +528,11 @@ def _read_workload(source: str | os.PathLike | IO | Mapping[str, Any], machine_s
     if isinstance(source, Mapping):
         return _from_document(dict(source), "<workload>", None, machine_size, too_large, host_speed, bandwidth)
     data, name = _read_bytes(source, "Batsim workload")
+    if isinstance(data, bytes):  # a delay workload of one layout, read from its bytes (or declined)
+        columns = delay_workload(data)
+        got = None if columns is None else _from_columns(columns, name, data, machine_size)
+        if got is not None:
+            return got
     try:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:  # the standard library's reading decides: its error, or its value
@@ -539,6 +544,18 @@ def _read_workload(source: str | os.PathLike | IO | Mapping[str, Any], machine_s
         # reads as floats, may make a valid workload; else its error is the one raised before orjson)
         return _from_document(_json_document(data, name), name, data, machine_size, too_large, host_speed,
                               bandwidth)
+
+
+def _from_columns(c: DelayColumns, name: str, data: bytes, machine_size: int | None) -> BatsimWorkload | None:
+    """The workload of a delay workload's columns (:func:`~._batsim_fast.delay_jobs`), or ``None``
+    where the reader of the JSON document must decide (a job to skip or refuse, ...)."""
+    got = delay_jobs(c, machine_size)
+    if got is None:
+        return None
+    jobs, order, reordered, P = got
+    report = BatsimReport(source=os.path.basename(name), records=len(jobs), jobs=len(jobs), reordered=reordered)
+    report.lines = int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 10)) + (not data.endswith(b"\n"))
+    return BatsimWorkload(jobs, None, None, report, P, (data, order))
 
 
 def _json_document(data: bytes | str, name: str) -> Any:
@@ -573,7 +590,9 @@ def _from_document(doc: Any, name: str, data: bytes | str | None, machine_size: 
     report = BatsimReport(source=os.path.basename(name))
     if data:
         newline: Any = "\n" if isinstance(data, str) else b"\n"
-        report.lines = data.count(newline) + (not data.endswith(newline))
+        count = (data.count("\n") if isinstance(data, str)  # bytes: one numpy pass (bytes.count is a plain loop)
+                 else int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 10)))
+        report.lines = count + (not data.endswith(newline))
     raw_jobs: list[Any] = doc["jobs"]
     report.records = len(raw_jobs)
     return _workload_jobs(raw_jobs, doc, profiles, P, too_large, report, name, lines)
@@ -583,8 +602,11 @@ def _column(raw_jobs: list[Any], key: str, name: str, lines: _Lines, default: An
     """The value of ``key`` in every job object (``default`` where missing, if given), by one C-level
     ``map``; a job that is not an object, or lacks a required key, is an error naming it."""
     try:
-        if default is KeyError:
+        try:
             return list(map(operator.itemgetter(key), raw_jobs))
+        except KeyError:
+            if default is KeyError:
+                raise
         return list(map(dict.get, raw_jobs, itertools.repeat(key), itertools.repeat(default)))
     except (KeyError, TypeError, AttributeError, IndexError):
         for i, j in enumerate(raw_jobs):
@@ -620,6 +642,8 @@ def _distinct(values: list[int]) -> bool:
         a = np.fromiter(values, dtype=np.int64, count=len(values))
     except OverflowError:
         return len(set(values)) == len(values)
+    if (a[1:] > a[:-1]).all():  # ascending (a converted trace's): distinct without a sort
+        return True
     a.sort()
     return bool((a[1:] != a[:-1]).all())
 
@@ -645,21 +669,29 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
     if not id_types <= {int, str}:
         i = next(i for i, v in enumerate(ids) if type(v) not in (int, str))
         raise refuse(i, f"'id' must be a string, got {json.dumps(ids[i])}")
-    if not set(map(type, sub)) <= {int, float}:
+    sub_types = set(map(type, sub))
+    if not sub_types <= {int, float}:
         i = next(i for i, v in enumerate(sub) if type(v) not in (int, float))
         raise refuse(i, f"'subtime' must be a number, got {json.dumps(sub[i])}")
-    if set(map(type, res)) - {int} or (n and min(res) < 1):
+    sizes_array = _positive_ints(res)
+    if sizes_array is None:
         i = next(i for i, v in enumerate(res) if type(v) is not int or v < 1)
         raise refuse(i, f"'res' must be a positive integer, got {json.dumps(res[i])}")
     wall_types = set(map(type, wall))
     if not wall_types <= {int, float, type(None)}:
         i = next(i for i, v in enumerate(wall) if type(v) not in (int, float, type(None)))
         raise refuse(i, f"'walltime' must be a number, got {json.dumps(wall[i])}")
-    try:
-        times: list[Any] = list(map(profiles.delay.get, prof))  # a delay profile's run time, else None
-    except TypeError:  # an unhashable value (a list, an object)
-        times = [None] * n
-    if None in times:
+    times: list[Any]
+    try:  # a delay profile's run time (one dict access per job), else None
+        times = list(map(profiles.delay.__getitem__, prof))
+        all_delay = True
+    except (KeyError, TypeError):  # a profile of another type, or none
+        all_delay = False
+        try:
+            times = list(map(profiles.delay.get, prof))
+        except TypeError:  # an unhashable value (a list, an object)
+            times = [None] * n
+    if not all_delay:
         for i in [i for i, t in enumerate(times) if t is None]:
             if type(prof[i]) is not str or prof[i] not in profiles.kind:
                 raise refuse(i, f"'profile' {prof[i]!r} is not a profile of the workload")
@@ -681,39 +713,26 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
                 raise refuse(i, f"requests {r} resources but its parallel profile {p!r} has {fixed} hosts")
     # run times: one per (profile, res)
     no_time = np.zeros(n, dtype=bool)
-    if None in times:  # other profiles: one run time per (profile, res); a reason where there is none
+    if not all_delay:  # other profiles: one run time per (profile, res); a reason where there is none
         for i in [i for i, t in enumerate(times) if t is None]:
             times[i] = profiles.runtime(prof[i], res[i])
             no_time[i] = isinstance(times[i], str)
-    skip_kind = np.zeros(n, dtype=np.int8)  # 1 negative subtime, 2 too large, 3 no run time
-    skip_kind[subtime < 0] = 1
-    try:
-        big = np.array(res, dtype=np.int64) > P
-    except OverflowError:  # a res beyond 64 bits: too large for any machine
-        big = np.fromiter((r > P for r in res), dtype=bool, count=n)
+    negative = subtime < 0
+    big = sizes_array > P
     if too_large == "error" and big.any():
         i = int(np.flatnonzero(big)[0])
         raise refuse(i, f"requests {res[i]} resources, the machine has {P}")
-    skip_kind[(skip_kind == 0) & big] = 2
-    skip_kind[(skip_kind == 0) & no_time] = 3
-    for i in np.flatnonzero(skip_kind).tolist():
-        k = int(skip_kind[i])
-        if k == 1:
-            reason, detail = "negative submit time", f"jobs[{i}] (id {ids[i]!r}): subtime = {sub[i]!r}"
-        elif k == 2:
-            reason, detail = "too large for the machine", f"jobs[{i}] (id {ids[i]!r}): res = {res[i]} > {P}"
-        else:
-            reason = str(times[i])
-            detail = f"jobs[{i}] (id {ids[i]!r}): profile {prof[i]!r} of type {profiles.raw[prof[i]]['type']!r}"
-        report.skipped.append(SkippedLine(lines.job(i) or 0, reason, detail, json.dumps(raw_jobs[i])))
-    keep = np.flatnonzero(skip_kind == 0)
-    order = keep[np.argsort(subtime[keep], kind="stable")]
-    report.reordered = int(np.count_nonzero(np.diff(subtime[keep]) < 0))
-    idx = order.tolist()
-    if len(idx) == n and (n == 0 or bool((np.diff(order) > 0).all())):  # as in the file: no reordering
-        pick: Any = _same  # the columns are this reader's own lists: no copies
-    else:
-        pick = _picker(idx) if idx else (lambda values: [])
+    order: np.ndarray | None
+    if negative.any() or big.any() or no_time.any():
+        keep = _report_skips(raw_jobs, ids, sub, res, prof, times, negative, big, no_time, profiles, P, report,
+                             lines)
+        kept = subtime[keep]
+        order = keep[np.argsort(kept, kind="stable")]
+    else:  # every job kept
+        kept = subtime
+        order = None if n < 2 or bool((subtime[1:] >= subtime[:-1]).all()) else np.argsort(subtime, kind="stable")
+    report.reordered = 0 if order is None and n == len(kept) else int(np.count_nonzero(np.diff(kept) < 0))
+    pick: Any = _same if order is None else _picker(order.tolist()) if order.size else (lambda values: [])
     kept_ids, kept_prof = pick(ids), pick(prof)
     matrix = profiles.matrix
     extra: dict[str, dict[str, Any]] = {}
@@ -727,22 +746,76 @@ def _workload_jobs(raw_jobs: list[Any], doc: dict, profiles: _Profiles, P: int, 
                                                                                         strict=True)]
     else:
         attrs = [{"batsim_id": a, "batsim_profile": b} for a, b in zip(kept_ids, kept_prof, strict=True)]
+    # the float columns: the file's own float objects where they need no conversion and no reordering,
+    # else the arrays' values
     if wall_types <= {int, float}:  # every job has a walltime: its estimate unless <= 0
-        w = np.array(wall, dtype=float)[order]
-        estimates: list[Any] = w.tolist()
-        for i in np.flatnonzero(w <= 0).tolist():
-            estimates[i] = None
+        w = np.array(wall, dtype=float)
+        if order is None and wall_types == {float} and bool((w > 0).all()):
+            estimates: list[Any] = wall
+        else:
+            w = w if order is None else w[order]
+            estimates = w.tolist()
+            for i in np.flatnonzero(w <= 0).tolist():
+                estimates[i] = None
     else:
         estimates = [float(v) if v is not None and v > 0 else None for v in pick(wall)]
+    if all_delay:  # the delay profiles' floats
+        run = np.fromiter(times, dtype=float, count=n)
+        runtimes = times if order is None else pick(times)
+        run = run if order is None else run[order]
+    else:
+        run = np.array([t if not isinstance(t, str) else 0.0 for t in times], dtype=float)
+        run = run if order is None else run[order]
+        runtimes = run.tolist()
+    if order is None and sub_types == {float}:
+        arrival, arrivals = subtime, sub
+    else:
+        arrival = subtime if order is None else subtime[order]
+        arrivals = arrival.tolist()
     sizes = pick(res)
-    run = np.array(times if None not in times and not no_time.any() else
-                   [t if not isinstance(t, str) else 0.0 for t in times], dtype=float)[order]
-    arrival = subtime[order]
-    jobs = _make_jobs(pick(job_ids), arrival.tolist(), sizes, run.tolist(), estimates, sizes, attrs,
-                      arrays=(arrival, run))
-    records = list(raw_jobs) if pick is _same else pick(raw_jobs)  # a list of its own, not the document's
+    jobs = _make_jobs(pick(job_ids), arrivals, sizes, runtimes, estimates, sizes, attrs, arrays=(arrival, run))
+    records = list(raw_jobs) if order is None else pick(raw_jobs)  # a list of its own, not the document's
     report.jobs = len(jobs)
     return BatsimWorkload(jobs, records, doc, report, P)
+
+
+def _positive_ints(values: list[Any]) -> np.ndarray | None:
+    """``values`` as an int64 array when every one is an ``int`` >= 1 (one beyond 64 bits as
+    ``2**63 - 1``: larger than any machine), else ``None``. O(n), C-level."""
+    if set(map(type, values)) - {int}:
+        return None
+    try:
+        a = np.array(values, dtype=np.int64)
+    except OverflowError:  # an integer beyond 64 bits
+        if min(values) < 1:
+            return None
+        return np.fromiter((min(v, _INT64_MAX) for v in values), dtype=np.int64, count=len(values))
+    return None if a.size and a.min() < 1 else a
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _report_skips(raw_jobs: list[Any], ids: list[Any], sub: list[Any], res: list[Any], prof: list[Any],
+                  times: list[Any], negative: np.ndarray, big: np.ndarray, no_time: np.ndarray, profiles: _Profiles,
+                  P: int, report: BatsimReport, lines: _Lines) -> np.ndarray:
+    """Report every skipped job (one reason each: a negative submit time first, then too large, then
+    no run time), in file order; returns the positions of the kept jobs."""
+    skip_kind = np.zeros(len(raw_jobs), dtype=np.int8)  # 1 negative subtime, 2 too large, 3 no run time
+    skip_kind[negative] = 1
+    skip_kind[(skip_kind == 0) & big] = 2
+    skip_kind[(skip_kind == 0) & no_time] = 3
+    for i in np.flatnonzero(skip_kind).tolist():
+        k = int(skip_kind[i])
+        if k == 1:
+            reason, detail = "negative submit time", f"jobs[{i}] (id {ids[i]!r}): subtime = {sub[i]!r}"
+        elif k == 2:
+            reason, detail = "too large for the machine", f"jobs[{i}] (id {ids[i]!r}): res = {res[i]} > {P}"
+        else:
+            reason = str(times[i])
+            detail = f"jobs[{i}] (id {ids[i]!r}): profile {prof[i]!r} of type {profiles.raw[prof[i]]['type']!r}"
+        report.skipped.append(SkippedLine(lines.job(i) or 0, reason, detail, json.dumps(raw_jobs[i])))
+    return np.flatnonzero(skip_kind == 0)
 
 
 def write_workload(target: str | os.PathLike | IO, workload: Any, *, nb_res: int | None = None,
@@ -883,10 +956,15 @@ def _count(request: Any) -> int:
     raise BatsimError("write_workload", None, f"cannot count the resources of request {request!r}; give jobs a size")
 
 
-def _write_text(target: str | os.PathLike | IO, text: str | bytes) -> None:
-    """Write ``text`` (str, or UTF-8 bytes) to a path (gzipped when it ends in ``.gz``) or an open
-    file (text or binary)."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+def _write_text(target: str | os.PathLike | IO, text: str | bytes | np.ndarray) -> None:
+    """Write ``text`` (str, or UTF-8 bytes, or their uint8 array: written without a copy to a path
+    or a binary file) to a path (gzipped when it ends in ``.gz``) or an open file (text or binary)."""
+    data: Any = text
+    if isinstance(text, np.ndarray):
+        binary = isinstance(target, str | os.PathLike | io.BufferedIOBase | io.RawIOBase)
+        data = text.data if binary else text.tobytes()  # its memoryview, or a copy for any other writer
+    elif isinstance(text, str):
+        data = text.encode("utf-8", "surrogatepass")
     if isinstance(target, str | os.PathLike):
         path = Path(target)
         if path.name.endswith(".gz"):
@@ -895,6 +973,6 @@ def _write_text(target: str | os.PathLike | IO, text: str | bytes) -> None:
         else:
             path.write_bytes(data)
     elif isinstance(target, io.TextIOBase):
-        target.write(data.decode("utf-8", "surrogatepass"))
+        target.write(bytes(data).decode("utf-8", "surrogatepass"))
     else:
         target.write(data)

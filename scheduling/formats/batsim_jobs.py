@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import operator
 import os
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
@@ -24,17 +26,18 @@ from ._columns import (
     _columns,
     _decimal_fields,
     _field_strings,
-    _float_text,
+    _float_cells,
     _gather,
     _gc_paused,
-    _int_text,
+    _int_cells,
+    _lines,
     _literal,
+    _literal_cells,
     _quoted,
-    _rows,
     _split_fields,
     _str_text,
 )
-from ._procset import IntervalSetError, interval_text, parse_column, parse_text
+from ._procset import IntervalSetError, interval_cells, interval_text, parse_column, parse_text
 from .batsim import _FROM_SLURM, JOBS_COLUMNS, BatsimError, _decoded, _read_bytes, _write_text
 
 __all__ = ["BatsimSchedule", "write_jobs_csv", "read_jobs_csv", "jobs_csv_name"]
@@ -83,9 +86,16 @@ def _write_jobs_csv(target: str | os.PathLike | IO, result: Any, jobs: Iterable[
     id_list = ids.tolist()
     found: list[Job | None] = []
     if jobs is not None:
-        by_id = {j.id: j for j in jobs}
-        found = list(map(by_id.get, id_list))
-    attrs = [j.attrs if j is not None else _NO_ATTRS for j in found] if found else [_NO_ATTRS] * n
+        listed = jobs if isinstance(jobs, list) else list(jobs)
+        job_ids = list(map(_ID, listed))
+        if job_ids == id_list and bool((ids[1:] > ids[:-1]).all()):  # the result's own order, distinct ids
+            found = list(listed)
+        else:
+            by_id = dict(zip(job_ids, listed, strict=True))
+            found = list(map(by_id.get, id_list))
+    every = bool(found) and type(None) not in set(map(type, found))  # every job known: C-level passes below
+    attrs = list(map(_ATTRS, found)) if every else [j.attrs if j is not None else _NO_ATTRS for j in found] \
+        if found else [_NO_ATTRS] * n
     arrival, start, end = table["arrival"], table["start"], table["end"]
     execution = end - start
     turnaround = end - arrival
@@ -94,45 +104,61 @@ def _write_jobs_csv(target: str | os.PathLike | IO, result: Any, jobs: Iterable[
     req_res = table["requested"].astype(np.int64)
     req_time = np.full(n, -1.0)
     if found:  # the workload's own request and estimate, where the job is known
-        sizes = [j.size if j is not None else None for j in found]
-        known = np.flatnonzero(np.fromiter((v is not None for v in sizes), dtype=bool, count=n))
-        req_res[known] = np.array([sizes[k] for k in known.tolist()], dtype=np.int64)
-        est = [j.estimate if j is not None else None for j in found]
-        known = np.flatnonzero(np.fromiter((v is not None for v in est), dtype=bool, count=n))
-        req_time[known] = np.array([est[k] for k in known.tolist()], dtype=float)
-    named = [a.get("batsim_id") for a in attrs]
+        sizes = list(map(_SIZE, found)) if every else [j.size if j is not None else None for j in found]
+        if sizes.count(None) == 0:
+            req_res = np.fromiter(sizes, dtype=np.int64, count=n)
+        else:
+            known = np.flatnonzero(np.fromiter((v is not None for v in sizes), dtype=bool, count=n))
+            req_res[known] = np.array([sizes[k] for k in known.tolist()], dtype=np.int64)
+        est = list(map(_ESTIMATE, found)) if every else [j.estimate if j is not None else None for j in found]
+        if est.count(None) == 0:
+            req_time = np.fromiter(est, dtype=float, count=n)
+        else:
+            known = np.flatnonzero(np.fromiter((v is not None for v in est), dtype=bool, count=n))
+            req_time[known] = np.array([est[k] for k in known.tolist()], dtype=float)
+    named, profiles, slurm = (_values(attrs, key) for key in ("batsim_id", "batsim_profile", "state"))
     if named.count(None) == n:
-        job_id = _int_text(ids)
+        job_id = _int_cells(ids)
     else:
         job_id = _str_text(_quoted([str(v) if v is not None else str(i) for v, i in zip(named, id_list, strict=True)]))
-    profiles = [a.get("batsim_profile") for a in attrs]
-    profile = _literal(b"", n) if profiles.count(None) == n else _str_text(
+    profile = _literal_cells(b"", n) if profiles.count(None) == n else _str_text(
         _quoted(["" if v is None else str(v) for v in profiles]))
-    states = [_FROM_SLURM.get(a.get("state", "COMPLETED"), "COMPLETED_SUCCESSFULLY") for a in attrs]
-    if states.count("COMPLETED_SUCCESSFULLY") == n:
-        state, success = _literal(b"COMPLETED_SUCCESSFULLY", n), _literal(b"1", n)
+    if slurm.count(None) == n:
+        state, success = _literal_cells(b"COMPLETED_SUCCESSFULLY", n), _literal_cells(b"1", n)
     else:
+        states = [_FROM_SLURM.get(s if s is not None else "COMPLETED", "COMPLETED_SUCCESSFULLY") for s in slurm]
         state = _str_text(states)
         success = _str_text(["1" if s == "COMPLETED_SUCCESSFULLY" else "0" for s in states])
     placements = getattr(result, "placements", None)
     if placements:
         empty = np.zeros(0, dtype=np.int64)
-        parts = [placements.get(i, empty) for i in id_list]
+        parts = list(map(placements.get, id_list, itertools.repeat(empty)))
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, parts), dtype=np.int64, count=n), out=offsets[1:])
-        alloc = interval_text(np.concatenate(parts) if parts else empty, offsets)
+        nodes = np.concatenate(parts) if parts else empty
+        alloc = interval_cells(nodes, offsets) or interval_text(nodes, offsets)  # cells: contiguous allocations
     else:
-        alloc = _literal(b"", n)
-    columns = [job_id, _literal(workload_name.encode("utf-8"), n), profile, _float_text(arrival), _int_text(req_res),
-               _float_text(req_time), success, state, _float_text(start), _float_text(execution), _float_text(end),
-               _float_text(start - arrival), _float_text(turnaround), _float_text(stretch), alloc,
-               _literal(b"-1", n), _literal(b"", n)]
-    body = _rows(columns, n, b",", b"\n")[0]
-    _write_text(target, (",".join(JOBS_COLUMNS) + "\n").encode("ascii") + body.tobytes())
+        alloc = _literal_cells(b"", n)
+    # the numbers and constants as cells, the strings packed: one matrix of the lines (_lines)
+    name = workload_name.encode("utf-8")
+    columns = [job_id, _literal(name, n) if b"\0" in name else _literal_cells(name, n), profile, _float_cells(arrival),
+               _int_cells(req_res), _float_cells(req_time), success, state, _float_cells(start),
+               _float_cells(execution), _float_cells(end), _float_cells(start - arrival), _float_cells(turnaround),
+               _float_cells(stretch), alloc, _literal_cells(b"-1", n), _literal_cells(b"", n)]
+    _write_text(target, _lines(columns, n, b",", b"\n", (",".join(JOBS_COLUMNS) + "\n").encode("ascii")))
     return n
 
 
 _NO_ATTRS: dict[str, Any] = {}
+_ID, _ATTRS, _SIZE, _ESTIMATE = map(operator.attrgetter, ("id", "attrs", "size", "estimate"))
+
+
+def _values(attrs: list[Any], key: str) -> list[Any]:
+    """``a.get(key)`` of each job's ``attrs``: one C-level ``map`` over plain dicts."""
+    try:
+        return list(map(dict.get, attrs, itertools.repeat(key)))
+    except TypeError:  # an attrs mapping that is not a dict
+        return [a.get(key) for a in attrs]
 
 
 @dataclass

@@ -63,28 +63,37 @@ without a topology), ``other partition`` (``partitions=``), ``duplicate job id``
 is not a hostlist expression; a node that the topology lacks.
 
 **Speed.** A file whose every line has its fields, ends in ``\n`` and starts with its header is
-read a column at a time from its bytes (the field parsers: :mod:`._sacct_fields`). When ``JobID``
-is the first column, the step lines (two or more per job in a real dump) are dropped first, in
-bulk: each line's first 32 bytes are read at once as one row of a matrix (a sliding window
-gathered at the line starts) for the ``.`` before its first ``|``
-(:func:`~._sacct_fields._drop_steps`), and only the job lines are gathered and split into fields
-(:func:`~._columns._split_fields`). The columns of few distinct values (``State``, ``NodeList``,
-``Partition``) are factorized from their bytes (:func:`~._columns._factorize`: hashed, ranked,
-each field compared with its value's first occurrence), so that each distinct value is decoded
-and mapped once and the kept jobs share its objects; the times are converted from their digits
-by the days-from-civil formula (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
-``days_from_civil``: numpy's proleptic Gregorian calendar), the time limits in the forms sacct
-prints from their digits (:func:`~._sacct_fields._limit_seconds`, the others by
-:func:`parse_timelimit`), the counts and ids by :func:`~._columns._uints`, and only ``JobID`` and
-the kept lines turned into strings. Any other file (a cut line, CRLF line ends, an open text
-file) is read line by line by the reference reader, and a column holding anything the column
-parsers do not take is converted by it too, so both give the same jobs and report (tests check
-this). Many node lists are mapped at once (:func:`~._sacct_fields._map_nodelists`: the topology's
-names grouped by prefix, suffix and digit count, each range one slice of a lookup array), the
-others one by one, the simple hostlist forms (``node[001-004,010]``, ``a1,b[2-3]-ib``) expanded
-here and every other form by ``python-hostlist`` (tests check both give the same names). O(bytes)
-numpy work plus O(jobs) Python objects and O(ranges) for the node lists;
-``benchmarks/formats.py`` measures it.
+read a column at a time from its bytes (the field parsers: :mod:`._sacct_fields`, the bulk steps:
+:mod:`._sacct_fast`). When ``JobID`` is the first column, the step lines (two or more per job in a
+real dump) are dropped first, in bulk: each line's first 8 bytes (16 for a longer JobID) are read
+as one 64-bit word, whose ``|`` and ``.`` bytes are marked eight at a time
+(:func:`~._sacct_fast._step_lines`; a JobID of 16 bytes or more: a 32-byte window,
+:func:`~._sacct_fields._drop_steps`), and only the job lines are gathered and split into fields
+(:func:`~._columns._split_fields`, at the newlines already found: only the ``|`` are looked for).
+The columns of few distinct values (``State``, ``NodeList``,
+``Partition``) are factorized from their bytes (the states and partitions, a few values, by
+comparison alone: :func:`~._sacct_fast._factorize_few`; the node lists, many values, through an
+open table of their hashes, no sort: :func:`~._sacct_fast._factorize_table`; either one declining
+to the hashed and sorted :func:`~._columns._factorize`), so that each distinct value is decoded and
+mapped once and the kept jobs share its objects; the times are converted from their digits
+(:func:`~._sacct_fields._civil_seconds`: each year present dated once by the days-from-civil
+formula, H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", ``days_from_civil``: numpy's
+proleptic Gregorian calendar, each time a lookup of its year and month), the time limits in the
+forms sacct prints from their digits (:func:`~._sacct_fields._limit_seconds`, the others by
+:func:`parse_timelimit`), the counts and ids from one word each
+(:func:`~._sacct_fast._small_uints`; longer ones by :func:`~._columns._uints`), and only ``JobID``
+and the job lines turned into strings (the lines with one decode and one split, before the skipped
+ones are reported, so that both take theirs from it). Any other file (a cut line, CRLF line ends,
+an open text file) is read line by line by the reference reader, and a column holding anything the
+column parsers do not take is converted by it too, so both give the same jobs and report (tests
+check this, on the tests' quirky dumps and on the benchmark's). Many node lists are mapped at once
+(:func:`~._sacct_fields._map_nodelists`: the topology's names grouped by prefix, suffix and digit
+count, each range one slice of a lookup array), the others one by one, the simple hostlist forms
+(``node[001-004,010]``, ``a1,b[2-3]-ib``) expanded here and every other form by ``python-hostlist``
+(tests check both give the same names). The skipped lines are reported a reason at a time
+(:func:`~._sacct_fast._skipped_lines`; :func:`_detail` is the one-row reference). O(bytes) numpy
+work plus O(jobs) Python objects and O(ranges) for the node lists; ``benchmarks/formats.py``
+measures it (``--only sacct``).
 
 >>> import io
 >>> from topologies.tree_files import read_slurm_topology_conf
@@ -128,6 +137,15 @@ from ._columns import (
     _uints,
 )
 from ._errors import FileLineError
+from ._sacct_fast import (
+    _factorize_few,
+    _factorize_table,
+    _first_uses,
+    _pick_objects,
+    _skipped_lines,
+    _small_uints,
+    _state_counts,
+)
 from ._sacct_fields import (
     _ITEMS,
     _LIMIT_WIDTH,
@@ -459,9 +477,7 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     if node_index is not None:
         live = np.flatnonzero(reason == 0)
         live_codes = nl_code[live]
-        used, first = np.unique(live_codes, return_index=True)
-        by_use = np.argsort(first, kind="stable")  # each distinct node list, in order of first use
-        used, first = used[by_use], first[by_use]
+        used, first = _first_uses(live_codes, len(nl_text))  # each distinct node list, in order of first use
         exprs = [nl_text[c] for c in used.tolist()]
         # many lists: all at once (the topology's names indexed once); a few: one by one
         mapped = _map_nodelists(exprs, node_index) if len(exprs) * 16 >= len(node_index) else {}
@@ -487,8 +503,8 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     # ids
     ids = table.ids()
     alive_idx = np.flatnonzero(reason == 0)
-    alive_ids = np.sort(ids[alive_idx])
-    if (alive_ids[1:] == alive_ids[:-1]).any():
+    alive_ids = ids[alive_idx]
+    if not (alive_ids[1:] > alive_ids[:-1]).all() and (np.diff(np.sort(alive_ids)) == 0).any():  # ascending: none
         seen: set[int] = set()
         for i in alive_idx.tolist():
             if int(ids[i]) in seen:
@@ -497,19 +513,22 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     # the report
     skipped = np.flatnonzero(reason).tolist()
     if skipped:
-        at = np.array(skipped, dtype=np.int64)
-        cols = {c: dict(zip(skipped, table.strings_at(c, skipped) if c in col else [""] * len(skipped), strict=True))
-                for c in ("Submit", "Start", "End", "NNodes", "Timelimit")}
-        for c, (codes, texts) in (("State", (st_code, st_text)), ("NodeList", (nl_code, nl_text)),
-                                  ("Partition", (pa_code, pa_text))):
-            cols[c] = dict(zip(skipped, map(texts.__getitem__, codes[at].tolist()), strict=True))
-        cols["JobID"] = dict(zip(skipped, _picker(skipped)(jobid), strict=True))
-        nodes = dict(zip(skipped, map(arrays.__getitem__, node_pos[at].tolist()), strict=True))
-        codes = reason[at].tolist()
-        details = [_detail(code, i, cols, nodes, ids, size) for code, i in zip(codes, skipped, strict=True)]
-        # SacctReport.skip of each (the lines have no newline to strip)
-        report.skipped.extend(map(SkippedLine, _picker(skipped)(line_of), map(_REASONS.__getitem__, codes), details,
-                                  table.raw(skipped)))
+        coded = {"State": (st_code, st_text), "NodeList": (nl_code, nl_text), "Partition": (pa_code, pa_text)}
+
+        def column(c: str, rows: list[int]) -> list[Any]:
+            if c in coded:
+                codes, texts = coded[c]
+                return list(map(texts.__getitem__, codes[rows].tolist()))
+            if c == "JobID":
+                return [jobid[i] for i in rows]
+            return table.strings_at(c, rows) if c in col else [""] * len(rows)
+
+        def node_counts(rows: list[int]) -> list[int]:
+            return [0 if a is None else a.size for a in map(arrays.__getitem__, node_pos[rows].tolist())]
+
+        report.skipped.extend(_skipped_lines(skipped, reason[skipped].tolist(), _REASONS, _R_NOT_STARTED, _R_NO_START,
+                                             column, node_counts, ids, size, line_of,
+                                             table.raw(skipped, many=len(skipped) * 2 < n)))
     keep = np.flatnonzero(reason == 0)
     if not keep.size:
         report.skipped.sort(key=_line)
@@ -524,28 +543,30 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     runtime = (end_i[keep] - start_i[keep]).astype(float)
     request_for = getattr(topology, "request_for", None)
     idx = keep.tolist()
-    pick = _picker(idx)
     sizes = nnodes[keep].tolist()
     requests = sizes
     if request_for is not None:
-        made = {v: request_for(v) for v in set(sizes)}
-        requests = list(map(made.__getitem__, sizes))
+        made = {v: request_for(v) for v in np.unique(nnodes[keep]).tolist()}
+        if not all(r.__class__ is int and r == v for v, r in made.items()):  # a count asks for itself: sizes
+            requests = list(map(made.__getitem__, sizes))
     # per kept job, the shared objects of its distinct values (a float or None limit: "bad" is not kept)
     kept_limit = limit[keep]
     estimates: list[Any] = kept_limit.tolist()
     for i in np.flatnonzero(np.isnan(kept_limit)).tolist():  # no limit: no estimate
         estimates[i] = None
-    states = list(map(st_norm.__getitem__, st_code[keep].tolist()))
-    partitions = list(map(pa_text.__getitem__, pa_code[keep].tolist()))
-    kept_nodes = list(map(arrays.__getitem__, node_pos[keep].tolist()))
+    kept_codes = st_code[keep]
+    states = _pick_objects(st_norm, kept_codes)
+    partitions = _pick_objects(pa_text, pa_code[keep])
+    kept_nodes = _pick_objects(arrays, node_pos[keep])
+    pick = _picker(idx)  # one itemgetter for both columns
+    slurm_ids, lines = pick(jobid), pick(line_of)
     attrs = [{"recorded_wait": w, "nodes": nd, "slurm_id": j, "state": st, "partition": pa, "line": ln}
-             for w, nd, j, st, pa, ln in zip(wait, kept_nodes, pick(jobid), states, partitions, pick(line_of),
-                                             strict=True)]
+             for w, nd, j, st, pa, ln in zip(wait, kept_nodes, slurm_ids, states, partitions, lines, strict=True)]
     jobs = _make_jobs(ids[keep].tolist(), arrival.tolist(), requests, runtime.tolist(), estimates, sizes, attrs,
                       arrays=(arrival, runtime))
     records = table.raw(idx)
     report.jobs = len(jobs)
-    report.states = dict(Counter(states))
+    report.states = _state_counts(kept_codes, st_norm)
     report.skipped.sort(key=_line)
     return SacctTrace(jobs, records, header, report, size, topology, str(t0))
 
@@ -605,7 +626,8 @@ class _Table:
         return np.array(_ids(self.strings("JobID"), self.strings("JobIDRaw") if "JobIDRaw" in self.col else None),
                         dtype=np.int64)
 
-    def raw(self, rows: list[int]) -> list[str]:
+    def raw(self, rows: list[int], *, many: bool = False) -> list[str]:
+        """The lines at ``rows`` as read (``many``: a hint that most rows' lines will be asked for)."""
         return [self.raw_lines[i] for i in rows]
 
 
@@ -732,7 +754,13 @@ class _ByteTable(_Table):
 
     def codes(self, c: str) -> tuple[np.ndarray, list[str]]:
         k = self.col[c]
-        got = None if c in self._strings else _factorize(self.data, self.starts[:, k], self.ends[:, k])
+        got = None
+        if c not in self._strings:
+            starts, ends = self.starts[:, k], self.ends[:, k]
+            # node lists: many values, found through a table; states, partitions: a few, peeled off
+            got = (_factorize_table if c == "NodeList" else _factorize_few)(self.data, starts, ends)
+            if got is None:
+                got = _factorize(self.data, starts, ends)
         if got is None:
             return super().codes(c)
         codes, first = got
@@ -743,25 +771,30 @@ class _ByteTable(_Table):
         got = _fast_times(self.data, self.starts[:, k], self.ends[:, k])
         return got if got is not None else _times(self.strings(c))
 
+    def _digits(self, k: int) -> np.ndarray | None:
+        """Column ``k`` as unsigned integers (one word each, else the digits' matrix), or ``None``."""
+        values = _small_uints(self.data, self.starts[:, k], self.ends[:, k])
+        return values if values is not None else _uints(self.data, self.starts[:, k], self.ends[:, k])
+
     def counts(self, c: str) -> np.ndarray:
-        k = self.col[c]
-        values = _uints(self.data, self.starts[:, k], self.ends[:, k])
+        values = self._digits(self.col[c])
         return values if values is not None else super().counts(c)
 
     def ids(self) -> np.ndarray:
         if "JobIDRaw" in self.col:
-            k = self.col["JobIDRaw"]
-            values = _uints(self.data, self.starts[:, k], self.ends[:, k])
+            values = self._digits(self.col["JobIDRaw"])
             if values is not None:
                 return values
         return super().ids()
 
-    def raw(self, rows: list[int]) -> list[str]:
-        if len(rows) * 8 < self.n:  # a few: gathered
+    def raw(self, rows: list[int], *, many: bool = False) -> list[str]:
+        """The lines at ``rows`` as read; ``many``: the lines of most rows will be asked for (now or
+        later), so the whole body is decoded now, whatever ``rows``."""
+        if len(rows) * 8 < self.n and not many and self._lines is None:  # a few: gathered
             at = np.asarray(rows, dtype=np.int64)
             return _field_strings(self.data, self.line_starts[at], self.line_ends[at], "replace")
         if self._lines is None:  # many: the whole body decoded and split once
-            lines = self.data.tobytes().decode("utf-8", errors="replace").split("\n")
+            lines = str(np.ascontiguousarray(self.data).data, "utf-8", "replace").split("\n")  # no copy
             if self.line_index is None:
                 del lines[self.n:]  # the empty string after the last newline
                 self._lines = lines
@@ -779,14 +812,16 @@ def _byte_table(raw: bytes, name: str, report: SacctReport) -> _ByteTable | None
     """The job lines of a well-formed dump (the header on the first line, every line with its
     fields, nothing but ``\\n`` ending lines) found with numpy, steps counted; ``None`` for any
     other input (:func:`_line_table` then reads it). O(bytes)."""
-    if any(b in raw for b in _ODD_BREAKS):
+    cut = raw.find(b"\n")
+    first = raw if cut < 0 else raw[:cut]
+    if any(b in first for b in _ODD_BREAKS):  # in the header line (the body's are looked for with its newlines)
         return None
-    if not raw.isascii():
+    ascii = bool(np.frombuffer(raw, dtype=np.uint8).max(initial=0) < 128)  # raw.isascii(), a SIMD reduction
+    if not ascii:
         text = raw.decode("utf-8", errors="replace")
         if "\x85" in text or "\u2028" in text or "\u2029" in text:
             return None
-    cut = raw.find(b"\n")
-    head = (raw if cut < 0 else raw[:cut]).decode("utf-8", errors="replace")
+    head = first.decode("utf-8", errors="replace")
     if not head.strip():
         return None
     header, parsable1 = _header([head], 0, name)
@@ -795,10 +830,13 @@ def _byte_table(raw: bytes, name: str, report: SacctReport) -> _ByteTable | None
         data = np.append(data, np.uint8(10))
     width = len(header) + parsable1
     k = header.index("JobID")
-    dropped = _drop_steps(data, parsable1) if k == 0 else None
+    dropped = _drop_steps(data, parsable1, ascii) if k == 0 else None
+    if dropped is None and any(b in raw for b in _ODD_BREAKS):  # (_drop_steps found none, if it answered)
+        return None
+    line_ends = None
     if dropped is not None:  # the step lines gone before any per-field work
-        data, job_lines, lines = dropped
-    fields = _split_fields(data, ord("|"), width)
+        data, job_lines, lines, line_ends = dropped
+    fields = _split_fields(data, ord("|"), width, line_ends)
     if fields is None:
         return None
     starts, ends = fields
@@ -867,7 +905,8 @@ def _node_ids(expr: str, index: dict[str, int], file: str, line: int, topology: 
 def _detail(code: int, i: int, cols: Mapping[str, Mapping[int, Any]], nodes: Mapping[int, Any], ids: np.ndarray,
             size: int | None) -> str:
     """The detail of skipped row ``i``: its job and the values behind ``code`` (``cols``: column ->
-    row -> text, for the skipped rows)."""
+    row -> text, for the skipped rows). The one-row reference of
+    :func:`~._sacct_fast._skipped_lines`, which makes them a reason at a time (tests compare them)."""
     j = f"job {cols['JobID'][i]}"
     r = _REASONS[code]
     if r in ("unknown state", "still running", "requeued", "revoked", "state not kept") or code == _R_NOT_STARTED:
