@@ -547,6 +547,24 @@ def _rows_at(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd 64-bit multiplier (the golden ratio's fraction)
 
 
+def _padded_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                  widest: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(lens, words)`` for at least one field ``data[starts[i]:ends[i]]``: the fields' lengths
+    and their bytes zero-padded to whole 64-bit words, one row of ``words`` (a ``uint64`` view) per
+    field; ``None`` when a field is longer than ``widest`` bytes. The padding is one byte-wide
+    comparison when the rows are shorter than 256 bytes (4 times faster than an int64 one).
+    O(fields x words)."""
+    lens = ends - starts
+    top = int(lens.max())
+    if top > widest:
+        return None
+    width = max(8, -(-top // 8) * 8)
+    cells = _rows_at(data, starts, width)
+    small = np.uint8 if width < 256 else np.int64
+    np.multiply(cells, np.less(np.arange(width, dtype=small), lens.astype(small)[:, None]), out=cells)
+    return lens, cells.view(np.uint64)
+
+
 def _factorize(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
                widest: int = 64) -> tuple[np.ndarray, np.ndarray] | None:
     """``(codes, first)``: the distinct fields ``data[starts[i]:ends[i]]``, numbered in order of
@@ -567,14 +585,10 @@ def _factorize(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     n = starts.size
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    lens = ends - starts
-    top = int(lens.max())
-    if top > widest:
+    padded = _padded_words(data, starts, ends, widest)
+    if padded is None:
         return None
-    width = max(8, -(-top // 8) * 8)
-    cells = _rows_at(data, starts, width)
-    np.multiply(cells, np.arange(width) < lens[:, None], out=cells)  # zeros after each field
-    words = cells.view(np.uint64)  # fields x words
+    lens, words = padded
     h = lens.astype(np.uint64)
     for j in range(words.shape[1]):
         h *= _MIX

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..workloads import SkippedLine
-from ._columns import _rows_at
+from ._columns import _padded_words, _rows_at
 
 # -- step lines --------------------------------------------------------------------------------------
 _ONES = np.uint64(0x0101010101010101)
@@ -158,15 +158,11 @@ def _factorize_table(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     n = starts.size
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    lens = ends - starts
-    top = int(lens.max())
-    if top > widest:
+    padded = _padded_words(data, starts, ends, widest)
+    if padded is None:
         return None
-    width = max(8, -(-top // 8) * 8)
-    cells = _rows_at(data, starts, width)
-    small = np.uint8 if width < 256 else np.int64  # a byte-wide comparison when it fits: 4x faster
-    np.multiply(cells, np.arange(width, dtype=small) < lens.astype(small)[:, None], out=cells)  # zeros after each
-    words = [np.ascontiguousarray(w) for w in cells.view(np.uint64).T]
+    lens, cells = padded
+    words = [np.ascontiguousarray(w) for w in cells.T]
     key = lens.astype(np.uint64)
     for w in words:
         key *= _MIX
