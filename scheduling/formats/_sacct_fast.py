@@ -28,6 +28,7 @@ import numpy as np
 
 from ..workloads import SkippedLine
 from ._columns import _padded_words, _rows_at
+from .swf_read import _swar8
 
 # -- step lines --------------------------------------------------------------------------------------
 _ONES = np.uint64(0x0101010101010101)
@@ -259,9 +260,6 @@ def _pick_objects(values: Sequence[Any], codes: np.ndarray) -> list[Any]:
 # -- integers ----------------------------------------------------------------------------------------
 _LOW_BYTES = np.array([(1 << (8 * (8 - n))) - 1 if n < 8 else 0 for n in range(9)], dtype=np.uint64)
 _NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
-_M8, _M16 = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF)
-_K8, _K16, _K32 = np.uint64(10 * 2**8 + 1), np.uint64(100 * 2**16 + 1), np.uint64(10000 * 2**32 + 1)
-_S8, _S16, _S32 = np.uint64(8), np.uint64(16), np.uint64(32)
 _ZEROS = np.uint64(0x3030303030303030)
 _SIXES = np.uint64(0x0606060606060606)
 _TOPS = np.uint64(0xF0F0F0F0F0F0F0F0)
@@ -272,7 +270,7 @@ def _small_uints(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     that end the field (gathered at once, :func:`_words_at`), its bytes before the field set to
     ``'0'``, checked to be digits eight at a time (``0x30``-``0x39``: high nibble 3 before and
     after adding 6) and combined pairwise by three multiply-and-shift steps (the SWAR decimal
-    conversion the SWF reader uses, :func:`~.swf_read._digits`). ``None`` for any other column
+    conversion the SWF reader uses, :func:`~.swf_read._swar8`). ``None`` for any other column
     (longer or empty fields, a non-digit). ``ends`` ascending. O(fields).
 
     >>> data = np.frombuffer(b"7|xxxxxxxx|12|0070|3|", dtype=np.uint8)
@@ -294,16 +292,7 @@ def _small_uints(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     w = (words & ~low) | (_ZEROS & low)
     if ((w & _TOPS) != _ZEROS).any() or (((w + _SIXES) & _TOPS) != _ZEROS).any():
         return None
-    x = w & _NIBBLES
-    x *= _K8
-    x >>= _S8
-    x &= _M8
-    x *= _K16
-    x >>= _S16
-    x &= _M16
-    x *= _K32
-    x >>= _S32
-    return x.astype(np.int64)
+    return _swar8(w & _NIBBLES).astype(np.int64)
 
 
 # -- the report --------------------------------------------------------------------------------------

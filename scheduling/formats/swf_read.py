@@ -210,7 +210,17 @@ def _digits(words: np.ndarray, end: np.ndarray, n: np.ndarray) -> tuple[np.ndarr
     the 8 digits pairwise into the number (the usual SWAR decimal conversion)."""
     w = words[end - 8]
     ok = ((w | _LOW[n]) & _BIT4) == _BIT4
-    x = w & _DIGITS[n]  # the digits' values, zeros in front
+    return _swar8(w & _DIGITS[n]), ok  # the digits' values, zeros in front
+
+
+def _swar8(x: np.ndarray) -> np.ndarray:
+    """The numbers written by eight digit values per little-endian 64-bit word (one value 0..9 per
+    byte, the first digit in the low byte), combined pairwise in place by three multiply-and-shift
+    steps (the usual SWAR decimal conversion). O(words).
+
+    >>> _swar8(np.frombuffer(bytes([0, 0, 0, 0, 1, 2, 3, 4]), dtype=np.uint64).copy()).tolist()
+    [1234]
+    """
     x *= _K8
     x >>= _S8
     x &= _M8
@@ -219,7 +229,7 @@ def _digits(words: np.ndarray, end: np.ndarray, n: np.ndarray) -> tuple[np.ndarr
     x &= _M16
     x *= _K32
     x >>= _S32
-    return x, ok
+    return x
 
 
 @dataclass(slots=True)
