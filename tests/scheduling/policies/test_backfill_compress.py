@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,7 +20,7 @@ from scheduling import Job, simulate
 from scheduling.policies import Conservative
 from scheduling.policies.backfill import FreeProfile
 
-from .test_backfilling import CASES, synthetic
+from .test_backfilling import CASES, _mixed_estimates, synthetic
 
 #: allocators on node sets (the log is kept only there; the flat machine counts)
 NODE_CASES = [c for c in CASES if c != "flat"]
@@ -31,16 +30,7 @@ def _jobs(case: str, seed: int, n: int = 200) -> list[Job]:
     """Jobs that end well before their estimates (run x U(1, 3)), with some overruns and some
     zero-length jobs: many compressions, moves and repairs."""
     _, topology, _, _ = CASES[case]
-    rng = np.random.default_rng(seed)
-    out = []
-    for j in synthetic(n, 64, seed, load=0.95, over=3.0, topology=topology):
-        u = rng.random()
-        if u < 0.08:
-            j = Job(j.id, j.arrival, j.request, j.runtime, estimate=max(0.0, math.floor(j.runtime * 0.5)), size=j.size)
-        elif u < 0.11:
-            j = Job(j.id, j.arrival, j.request, 0.0, estimate=j.estimate, size=j.size)
-        out.append(j)
-    return out
+    return _mixed_estimates(synthetic(n, 64, seed, load=0.95, over=3.0, topology=topology), seed)
 
 
 def _run(policy: Conservative, case: str, jobs: list[Job]):
