@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import collections
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -372,6 +372,7 @@ def _skipped_lines(rows: list[int], codes: list[int], reasons: Sequence[str], no
     if not _BY_FIELDS:
         return list(map(SkippedLine, lines, why, details, texts))
     out = list(map(object.__new__, itertools.repeat(SkippedLine, len(rows))))
-    for name, values in zip(_SKIPPED_SLOTS, (lines, why, details, texts, itertools.repeat(None)), strict=True):
+    columns: tuple[Iterable[Any], ...] = (lines, why, details, texts, itertools.repeat(None))
+    for name, values in zip(_SKIPPED_SLOTS, columns, strict=True):
         collections.deque(map(getattr(SkippedLine, name).__set__, out, values), maxlen=0)
     return out
