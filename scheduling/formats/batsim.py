@@ -129,7 +129,7 @@ import json
 import math
 import operator
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -292,6 +292,22 @@ def _is_number(v: Any) -> bool:
     return type(v) in (int, float) and math.isfinite(v)
 
 
+def _fsum(values: Sequence[float]) -> float:
+    """``math.fsum``, or ``inf`` where its partial sums overflow (it raises ``OverflowError``)."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return math.inf
+
+
+def _finite_sum(values: Sequence[float]) -> bool:
+    """Whether the (non-negative) ``values`` are all finite: one C-level sum, which is finite
+    exactly then unless it overflows, in which case each value is checked."""
+    if math.isfinite(_fsum(values)):
+        return True
+    return all(map(math.isfinite, values))
+
+
 class _Profiles:
     """Each profile's kind, checked, and its run time on ``n`` hosts (memoised)."""
 
@@ -323,8 +339,7 @@ class _Profiles:
                 delay = [k for k, t in zip(names, types, strict=True) if t == "delay" or t == "DelayProfile"]
                 amounts = list(map(dict.get, map(profiles.__getitem__, delay), itertools.repeat("delay")))
             amount_types = set(map(type, amounts))
-            if amount_types <= {int, float} and (not amounts or (min(amounts) >= 0 and
-                                                                 math.isfinite(math.fsum(amounts)))):
+            if amount_types <= {int, float} and (not amounts or (min(amounts) >= 0 and _finite_sum(amounts))):
                 quick = delay
                 if len(quick) == len(names):  # every profile a delay: their kinds written when asked for
                     self._kind, self._quick = None, quick
@@ -424,7 +439,11 @@ class _Profiles:
                 raise self.error(pname, f"'seq' loops back to itself ({' -> '.join((*stack, pname))})")
             parts = [self.runtime(s, n, (*stack, pname)) for s in p["seq"]]
             bad = next((x for x in parts if isinstance(x, str)), None)
-            out = bad if bad is not None else p.get("repeat", 1) * math.fsum(parts)  # type: ignore[arg-type]
+            if bad is not None:
+                out = bad
+            else:
+                total = p.get("repeat", 1) * _fsum(parts)  # type: ignore[arg-type]
+                out = total if math.isfinite(total) else "its parts' run times sum past the largest float"
         elif self.speed is None or self.bandwidth is None:
             out = "no run time without a platform"
         else:

@@ -222,6 +222,28 @@ def test_an_unknown_profile_type_is_an_error_naming_the_profile_and_its_line():
     assert json.dumps(doc, indent=2).splitlines()[info.value.line - 1].strip().startswith('"odd"')
 
 
+def test_delays_whose_sum_overflows_are_read_and_a_composed_overflow_is_a_reported_skip():
+    """Each delay of 1e308 is a valid (finite) run time, though two of them sum past the largest
+    float: the reader's one-sum check of the delays falls back to checking each (it raised
+    OverflowError before), and a composed profile whose parts' sum overflows skips its job with
+    the reason, as a profile without a run time does."""
+    delays = {"nb_res": 4, "profiles": {"a": {"type": "delay", "delay": 1e308}, "b": {"type": "delay", "delay": 1e308}},
+              "jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "a"},
+                       {"id": "2", "subtime": 1, "res": 1, "profile": "b"}]}
+    for indent in (None, 2):  # the byte reader's layout and the JSON reader's
+        w = read_workload(io.BytesIO(json.dumps(delays, indent=indent).encode()))
+        assert [j.runtime for j in w] == [1e308, 1e308]
+    composed = {"nb_res": 4, "profiles": {"a": {"type": "delay", "delay": 1e308},
+                                          "c": {"type": "composed", "seq": ["a", "a"]}},
+                "jobs": [{"id": "1", "subtime": 0, "res": 1, "profile": "c"},
+                         {"id": "2", "subtime": 1, "res": 1, "profile": "a"}]}
+    w = read_workload(_text(composed))
+    assert [j.id for j in w] == [2]
+    (s,) = w.report.skipped
+    assert s.reason == "its parts' run times sum past the largest float"
+    assert s.detail == "jobs[0] (id '1'): profile 'c' of type 'composed'"
+
+
 def test_a_job_larger_than_the_machine_is_skipped_and_reported_or_refused():
     doc = {"nb_res": 4, "profiles": {"d": {"type": "delay", "delay": 1}},
            "jobs": [{"id": "1", "subtime": 0, "res": 2, "profile": "d"},
