@@ -9,7 +9,7 @@ hand out.
 
 from ._version import __version__
 from .base import Network, Topology
-from .errors import ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
+from .errors import FileLineError, ParameterError, RequestError, RequestSizeError, RequestTypeError, TopologyError
 from .flat import Flat
 from .grid import Box
 from .hypercube import MAX_CUBE_DIM, Hypercube
@@ -52,6 +52,7 @@ __all__ = [
     "Subcube",
     "MAX_CUBE_DIM",
     "ParameterError",
+    "FileLineError",
     "TopologyError",
     "RequestError",
     "RequestSizeError",

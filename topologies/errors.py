@@ -6,7 +6,10 @@ the same classes without importing upward.
 
 from __future__ import annotations
 
-__all__ = ["ParameterError", "TopologyError", "RequestError", "RequestSizeError", "RequestTypeError"]
+from typing import Any
+
+__all__ = ["ParameterError", "TopologyError", "RequestError", "RequestSizeError", "RequestTypeError",
+           "FileLineError"]
 
 
 class ParameterError(ValueError):
@@ -30,3 +33,24 @@ class RequestSizeError(RequestError):
 
 class RequestTypeError(RequestError, TypeError):
     """A request is of the wrong kind for the topology (a dimension on a mesh, a tuple on a cube)."""
+
+
+class FileLineError(ValueError):
+    """A file that cannot be read (or a value that cannot be written): the message names the file,
+    the line (when there is one) and the problem; ``file``, ``line`` and ``problem`` hold the parts,
+    and the error pickles with them (so it crosses process pools whole). The base of the topology
+    files' :class:`~topologies.TreeFileError` and of the trace readers' errors.
+
+    >>> e = FileLineError("site.sacct", 3, "NNodes 'x' is not a number"); str(e), e.line
+    ("site.sacct, line 3: NNodes 'x' is not a number", 3)
+    """
+
+    def __init__(self, file: str, line: int | None, problem: str) -> None:
+        self.file = file
+        self.line = line
+        self.problem = problem
+        where = f"{file}, line {line}" if line is not None else file
+        super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.file, self.line, self.problem))

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._validate import shown
-from .errors import TopologyError
+from .errors import FileLineError, TopologyError
 from .tree import SwitchTree
 
 __all__ = [
@@ -80,20 +80,10 @@ DEFAULT_BLOCK_LEVELS = (0, 1, 2, 3, 4)
 _TEXT = "<text>"
 
 
-class TreeFileError(TopologyError):
+class TreeFileError(FileLineError, TopologyError):
     """A topology file does not describe one valid switch tree. The message names the file, the
     line (when the problem has one) and the bad value: ``topology.conf, line 4: switch 's3' lists
     unknown switch 's9'``. ``file``, ``line`` and ``problem`` hold the parts."""
-
-    def __init__(self, file: str, line: int | None, problem: str) -> None:
-        self.file = file
-        self.line = line
-        self.problem = problem
-        where = f"{file}, line {line}" if line is not None else file
-        super().__init__(f"{where}: {problem}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.file, self.line, self.problem))
 
 
 class SlurmBlocks(NamedTuple):
