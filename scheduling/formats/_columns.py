@@ -1,4 +1,4 @@
-"""Column routines the Batsim and Slurm readers and writers share (private): a file's fields a
+"""Column routines the SWF, Batsim and Slurm readers and writers share (private): a file's fields a
 column at a time rather than a line at a time.
 
 * :func:`_columns` -- the fields of many lines as columns, from one split of the whole text;

@@ -43,7 +43,8 @@ from typing import IO, Any, overload
 import numpy as np
 
 from ..kernel.jobs import Job
-from .swf_read import _gc_paused, _line_of, _parse, _Rows
+from ._columns import _gc_paused, _make_jobs
+from .swf_read import _line_of, _parse, _Rows
 from .swf_records import (
     _FCOL,
     _ICOL,
@@ -328,7 +329,8 @@ def _load_swf(source: str | os.PathLike | IO, machine_size: int | None, topology
     # the job and its record share the number objects where the values are the same
     arrivals = cols[_SUBMIT] if rate_factor == 1.0 else arrival.tolist()
     estimates = cols[_WANTED] if bool((wanted > 0).all()) else estimate.tolist()
-    jobs = _make_jobs(cols[_JOB_ID], arrivals, request_list, cols[_RUN], estimates, size_list, attrs, arrival, run)
+    jobs = _make_jobs(cols[_JOB_ID], arrivals, request_list, cols[_RUN], estimates, size_list, attrs,
+                      arrays=(arrival, run))
     report.jobs = len(jobs)
     _log_report(report)
     if warn and (report.skipped or report.clamped):
@@ -392,32 +394,3 @@ def _fmt_column(values: np.ndarray) -> list[str]:
 
 class _NoRequest(str):
     """Why the topology has no request for a processor count (``request_for`` raised)."""
-
-
-_LINEAR = Job.__dataclass_fields__["speedup"].default  # the default speedup of a Job
-_JOB_FIELDS = ("id", "arrival", "request", "runtime", "speedup", "estimate", "size", "attrs", "comm")
-#: Whether jobs may be built field by field (see :func:`_make_jobs`).
-_JOB_BY_FIELDS = tuple(Job.__dataclass_fields__) == _JOB_FIELDS and Job.__slots__ == _JOB_FIELDS
-
-
-def _make_jobs(ids: list, arrivals: list, requests: list, runtimes: list, estimates: list, sizes: list,
-               attrs: list, arrival: np.ndarray, run: np.ndarray) -> list[Job]:
-    """``Job(id, arrival, request, runtime, estimate=, size=, attrs=)`` for each position
-    (``arrival`` and ``run``: the same times as arrays).
-
-    :class:`~scheduling.kernel.jobs.Job` is a frozen slotted dataclass whose ``__init__`` stores its fields
-    and whose ``__post_init__`` refuses a non-finite arrival, a run time that is negative or not
-    finite, and a communication fraction outside [0, 1]. When the arrays pass those checks (checked
-    here, vectorised; the fraction is Job's default 0), storing the fields one at a time over all
-    jobs (the slots' descriptors called from ``map``) builds the same jobs without a Python call per
-    job, about three times as fast. Otherwise, or if ``Job`` changes (other fields), its
-    constructor is used, and refuses the bad job by its id."""
-    valid = bool(np.isfinite(arrival).all() and np.isfinite(run).all() and (run >= 0).all())
-    if not (_JOB_BY_FIELDS and valid):
-        return list(map(Job, ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates, sizes, attrs))
-    jobs = list(map(object.__new__, itertools.repeat(Job, len(ids))))
-    columns: tuple[Iterable[Any], ...] = (ids, arrivals, requests, runtimes, itertools.repeat(_LINEAR), estimates,
-                                          sizes, attrs, itertools.repeat(0.0))
-    for name, column in zip(_JOB_FIELDS, columns, strict=True):
-        collections.deque(map(getattr(Job, name).__set__, jobs, column), maxlen=0)
-    return jobs

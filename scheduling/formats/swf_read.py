@@ -21,8 +21,6 @@ trace (a directory, a truncated or corrupt gzip stream) raises
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import gzip
 import io
 import math
@@ -35,6 +33,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ._columns import _gc_paused
 from .swf_records import (
     _FLOAT_COLS,
     _INT_COLS,
@@ -453,15 +452,3 @@ def _line_of(skipped: SkippedLine) -> int:
     return skipped.line
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a trace's records and jobs are built: the reader makes no
-    reference cycles, and the collector's passes over the growing lists of new containers would
-    otherwise cost as much as building them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

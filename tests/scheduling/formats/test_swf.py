@@ -151,12 +151,12 @@ def test_size_estimate_and_fallbacks():
 def test_jobs_built_field_by_field_equal_the_constructors():
     """The reader stores the Job fields directly (no Python call per job) when its arrays pass Job's
     own checks; the jobs must be exactly what Job(...) builds, and the fast path must stay in use."""
-    from scheduling.formats import swf_load
+    from scheduling.formats import _columns
 
     text = "\n".join([line(1, alloc=8, req=6, req_time=100, run=50), line(2, submit=1, alloc=8, run=0),
                       line(3, submit=2, alloc=-1, req=3, run=7)])
     jobs = load_swf(io.StringIO(text), machine_size=16).jobs()
-    assert swf_load._JOB_BY_FIELDS, "Job's fields changed: update swf_load._JOB_FIELDS and _make_jobs"
+    assert _columns._JOB_BY_FIELDS, "Job's fields changed: update _columns._JOB_FIELDS and _make_jobs"
     rebuilt = [Job(j.id, j.arrival, j.request, j.runtime, estimate=j.estimate, size=j.size, attrs=j.attrs)
                for j in jobs]
     assert jobs == rebuilt and [j.comm for j in jobs] == [0.0] * 3
