@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from ._columns import _field_strings, _rows_at
-from ._sacct_fast import _step_lines
+from ._sacct_fast import _factorize_table, _step_lines
 
 _NO_TIME = frozenset(("Unknown", "None", ""))
 
@@ -244,16 +244,20 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
     direct = at  # then every id as itself: a plain name's entry
     parts.append(np.arange(max(index.values(), default=-1) + 1, dtype=np.int64))
     lookup = np.concatenate(parts)
+    # the lists of one bracket (p[001-004,9]s), all at once; the others one by one, in Python
+    done, f_owner, f_begin, f_length = _bracket_ranges(exprs, tables)
     owner: list[int] = []  # per range: its list, where its values start in lookup, how many
     begin: list[int] = []
     length: list[int] = []
-    good: list[str] = []
+    ok = done.copy()  # the lists mapped
     one_range = _ONE_RANGE.fullmatch
-    for e in exprs:
-        # the commonest forms first, as _ranges reads them: one name, or one range of one digit count
-        m = one_range(e)
+    for i in np.flatnonzero(~done).tolist():
+        e = exprs[i]
         ranges: list[tuple[int, int]] | None
-        if m is not None:
+        if "[" not in e and "," not in e:  # one name (the commonest form after one range)
+            node = index.get(e)
+            ranges = None if node is None else [(direct + node, 1)]
+        elif (m := one_range(e)) is not None:  # one range of one digit count, as _ranges reads it
             prefix, lo_s, hi_s, suffix = m.groups()
             w, lo, hi = len(lo_s), int(lo_s), int(hi_s)
             where = tables.get((prefix, suffix, w))
@@ -261,24 +265,30 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
                 ranges = [(where[0] + lo, hi - lo + 1)]
             else:
                 ranges = _ranges(e, index, tables, direct)
-        elif "[" not in e and "," not in e:
-            node = index.get(e)
-            ranges = None if node is None else [(direct + node, 1)]
         else:
             ranges = _ranges(e, index, tables, direct)
         if ranges is None:
             continue
-        k = len(good)
-        good.append(e)
+        ok[i] = True
         for b, c in ranges:
-            owner.append(k)
+            owner.append(i)
             begin.append(b)
             length.append(c)
-    if not good:
+    if not ok.any():
         return {}
-    lens = np.array(length, dtype=np.int64)
-    ids = lookup[np.repeat(np.array(begin, dtype=np.int64) - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
-    of = np.repeat(np.array(owner, dtype=np.int64), lens)
+    good_at = np.flatnonzero(ok)
+    good = [exprs[i] for i in good_at.tolist()]
+    compact = np.full(len(exprs), -1, dtype=np.int64)  # each mapped list's place among ``good``
+    compact[good_at] = np.arange(good_at.size)
+    of_range = np.concatenate([f_owner, np.array(owner, dtype=np.int64)])
+    starts = np.concatenate([f_begin, np.array(begin, dtype=np.int64)])
+    lens = np.concatenate([f_length, np.array(length, dtype=np.int64)])
+    if owner and f_owner.size:  # both paths: the ranges list by list (each list's own in its order)
+        order = np.argsort(of_range, kind="stable")
+        of_range, starts, lens = of_range[order], starts[order], lens[order]
+    of_range = compact[of_range]
+    ids = lookup[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
+    of = np.repeat(of_range, lens)
     unknown = np.zeros(len(good), dtype=bool)
     unknown[of[ids < 0]] = True
     inside = of[1:] == of[:-1]  # of is non-decreasing: the ranges were listed list by list
@@ -293,6 +303,117 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
     cuts, repeats = bounds.tolist(), same.tolist()
     return {e: (ids[cuts[k]:cuts[k + 1]], repeats[k])
             for k, (e, bad) in enumerate(zip(good, unknown.tolist(), strict=True)) if not bad}
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _bracket_ranges(exprs: list[str], tables: dict[tuple[str, str, int], tuple[int, int]]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ranges of the node lists of one bracket, ``prefix[items]suffix`` (``node[0001-0004,0009]``,
+    ``a[07-12]-ib``; the form ``python-hostlist`` and :func:`_ranges` read: a prefix and a suffix
+    without ``,``, ``[`` or ``]``, items ``lo`` or ``lo-hi`` of ASCII digits), found for all lists at
+    once with numpy over their bytes joined by newlines: ``(done, owner, begin, length)`` -- which
+    lists were mapped, and per range its list (an index into ``exprs``, ranges list by list in
+    their order), where its values start in the lookup of ``tables`` (as :func:`_ranges` gives it)
+    and how many. A list is taken only when every range ascends, has at most 9 digits, and its family
+    ``(prefix, suffix, digits of lo)`` is in ``tables`` and holds ``hi`` (so the range stays within one
+    digit count: a family of ``w`` digits holds values below ``10 ** w``); every other list (other forms,
+    ``gpu[8-12]``, an unknown family) is left to :func:`_ranges`, so the result is exactly its. The prefixes
+    and suffixes are numbered through :func:`~._sacct_fast._factorize_table`, each distinct one looked up
+    once. O(bytes) numpy work plus O(families) Python work.
+
+    >>> done, owner, begin, length = _bracket_ranges(["n[01-03,07]", "n05", "x[1-2]"], {("n", "", 2): (1, 10)})
+    >>> done.tolist(), owner.tolist(), begin.tolist(), length.tolist()
+    ([True, False, False], [0, 0], [2, 8], [3, 1])
+    """
+    k = len(exprs)
+    done = np.zeros(k, dtype=bool)
+    nothing = done, _NONE, _NONE, _NONE
+    joined = "\n".join(exprs) + "\n"
+    if not k or not joined.isascii() or joined.count("\n") != k:  # a newline inside a list: not here
+        return nothing
+    buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    first = np.empty(k, dtype=np.int64)  # each list's first byte
+    first[0] = 0
+    first[1:] = nl[:-1] + 1
+    lb_at, rb_at = np.flatnonzero(buf == 91), np.flatnonzero(buf == 93)  # '[' and ']'
+    lb_of, rb_of = np.searchsorted(nl, lb_at), np.searchsorted(nl, rb_at)
+    cand = (np.bincount(lb_of, minlength=k) == 1) & (np.bincount(rb_of, minlength=k) == 1)
+    if not cand.any():
+        return nothing
+    lb = np.full(k, -1, dtype=np.int64)
+    rb = np.full(k, -1, dtype=np.int64)
+    lb[lb_of], rb[rb_of] = lb_at, rb_at  # (the lists with one of each are read right)
+    cand &= rb > lb + 1  # a non-empty content
+    digit = (buf >= 48) & (buf <= 57)
+    # the content (between the brackets) of the candidates: digits, ',' and '-', each of those two
+    # between digits; a ',' outside it is another form
+    edge = np.zeros(buf.size + 1, dtype=np.int64)
+    at = np.flatnonzero(cand)
+    np.add.at(edge, lb[at] + 1, 1)
+    np.add.at(edge, rb[at], -1)
+    inside = np.cumsum(edge[:-1]) > 0
+    sep = np.flatnonzero(((buf == 44) | (buf == 45)) & inside)
+    cand[np.searchsorted(nl, np.flatnonzero(inside & ~digit & (buf != 44) & (buf != 45)))] = False
+    cand[np.searchsorted(nl, sep[~(digit[sep - 1] & digit[sep + 1])])] = False
+    comma = np.flatnonzero((buf == 44) & ~inside)
+    cand[np.searchsorted(nl, comma)] = False
+    cand &= digit[lb + 1] & digit[rb - 1]
+    # the digit runs of the candidates' contents: one item bound each
+    dpos = np.flatnonzero(digit & inside)
+    dpos = dpos[cand[np.searchsorted(nl, dpos)]]
+    if not dpos.size:
+        return nothing
+    new = np.ones(dpos.size, dtype=bool)
+    new[1:] = dpos[1:] != dpos[:-1] + 1
+    t_first = np.flatnonzero(new)  # each run's first digit among dpos
+    ts = dpos[t_first]
+    te = np.append(dpos[t_first[1:] - 1], dpos[-1]) + 1  # one past each run's last digit
+    width = te - ts
+    t_of = np.searchsorted(nl, ts)
+    cand[t_of[width > 9]] = False
+    run = np.cumsum(new) - 1
+    place = np.minimum(te[run] - 1 - dpos, 17)  # the digit's power of ten (long runs: their list is out)
+    value = np.add.reduceat((buf[dpos] - np.uint8(48)).astype(np.int64) * 10 ** place, t_first)
+    after = buf[te]  # '-' (a range's low end), ',' or ']'
+    before = buf[ts - 1]  # '-' (a range's high end), ',' or '['
+    cand[t_of[(after == 45) & (before == 45)]] = False  # lo-mid-hi
+    low = before != 45  # each item's first run: its lo; a range's hi is the run after it
+    lo_i = np.flatnonzero(low)
+    hi_i = np.where(after[lo_i] == 45, lo_i + 1, lo_i)
+    lo, hi, w, item_of = value[lo_i], value[hi_i], width[lo_i], t_of[lo_i]
+    cand[item_of[hi < lo]] = False
+    # the families: each candidate's prefix and suffix numbered, each distinct triple looked up once
+    cat = np.flatnonzero(cand)
+    if not cat.size:
+        return nothing
+    pre = _factorize_table(buf, first[cat], lb[cat])
+    suf = _factorize_table(buf, rb[cat] + 1, nl[cat])
+    if pre is None or suf is None:
+        return nothing
+    pcode = np.full(k, -1, dtype=np.int64)
+    scode = np.full(k, -1, dtype=np.int64)
+    pcode[cat], scode[cat] = pre[0], suf[0]
+    pre_text = _field_strings(buf, first[cat][pre[1]], lb[cat][pre[1]])
+    suf_text = _field_strings(buf, rb[cat][suf[1]] + 1, nl[cat][suf[1]])
+    keep = cand[item_of]
+    lo, hi, w, item_of = lo[keep], hi[keep], w[keep], item_of[keep]
+    key = (pcode[item_of] * len(suf_text) + scode[item_of]) * 10 + w
+    used, back = np.unique(key, return_inverse=True)
+    offset = np.full(used.size, -1, dtype=np.int64)
+    size = np.zeros(used.size, dtype=np.int64)
+    for j, kk in enumerate(used.tolist()):
+        ps, ww = divmod(kk, 10)
+        where = tables.get((pre_text[ps // len(suf_text)], suf_text[ps % len(suf_text)], ww))
+        if where is not None:
+            offset[j], size[j] = where
+    bad = (offset[back] < 0) | (hi >= size[back])
+    cand[item_of[bad]] = False
+    keep = cand[item_of]
+    done[:] = cand
+    return done, item_of[keep], (offset[back] + lo)[keep], (hi - lo + 1)[keep]
 
 
 def _ranges(expr: str, index: dict[str, int], tables: dict[tuple[str, str, int], tuple[int, int]],

@@ -348,6 +348,62 @@ def test_node_lists_mapped_all_at_once_are_mapped_as_one_by_one(exprs):
     assert set(_map_nodelists(simple, index)) == set(simple)
 
 
+_BRACKET = st.one_of(
+    st.text(alphabet="0123456789,-", max_size=12).map(lambda c: f"node[{c}]"),
+    st.text(alphabet="0123456789,-[]", max_size=8).map(lambda c: f"a[{c}]-ib"),
+    st.builds(lambda a, b, c: f"node[{a:04d}-{a + b:04d},{c:04d}]", st.integers(0, 125), st.integers(0, 9),
+              st.integers(0, 125)),
+    st.builds(lambda a, b: f"gpu[{a},{b}]", st.integers(0, 35), st.integers(0, 35)),
+)
+
+
+def _one_by_one(exprs, index):
+    """``_map_nodelists`` with its bulk path for lists of one bracket turned off."""
+    from scheduling.formats import _sacct_fields
+
+    none = np.zeros(0, dtype=np.int64)
+    real = _sacct_fields._bracket_ranges
+    _sacct_fields._bracket_ranges = lambda e, t: (np.zeros(len(e), dtype=bool), none, none, none)
+    try:
+        return _sacct_fields._map_nodelists(exprs, index)
+    finally:
+        _sacct_fields._bracket_ranges = real
+
+
+@given(st.lists(st.one_of(st.lists(_ITEM, min_size=1, max_size=3).map(",".join), _BRACKET), min_size=1,
+                max_size=12, unique=True))
+def test_node_lists_of_one_bracket_mapped_in_bulk_as_one_by_one(exprs):
+    """The lists of one bracket (``node[0001-0004,0009]``) are parsed for all lists at once with
+    numpy; what that maps must be what the one-by-one path maps (same lists, same ids, same
+    repeats), whatever the brackets hold."""
+    from scheduling.formats._sacct_fields import _map_nodelists
+
+    index = {n: i for i, n in enumerate(_NAMES)}
+    got, want = _map_nodelists(exprs, index), _one_by_one(exprs, index)
+    assert list(got) == list(want)
+    for e in want:
+        assert got[e][0].tolist() == want[e][0].tolist() and got[e][1] == want[e][1]
+
+
+def test_node_lists_of_one_bracket_are_taken_in_bulk_and_the_rest_left():
+    """Which lists the bulk path takes: one bracket of ranges within one digit count over a known
+    family; a range crossing a digit count, a descending or malformed range, a second item
+    outside the bracket, an unknown family and a plain name are left to the one-by-one path."""
+    from scheduling.formats._sacct_fields import _bracket_ranges
+
+    tables = {("node", "", 4): (1, 200), ("a", "-ib", 2): (300, 120), ("gpu", "", 1): (500, 10),
+              ("gpu1,node", "", 4): (600, 10)}  # (a name with a comma: no topology has one)
+    taken = ["node[0001-0004,0009]", "a[07-12]-ib", "node[0005]", "gpu[1-3,7]", "a[00,01,02]-ib"]
+    left = ["gpu[8-12]", "node[0003-0001]", "node[0001--0003]", "node[0001-0002-0003]", "node[0001,,0002]",
+            "node[0001-0004],gpu1", "gpu1,node[0001]", "rack[01-02]", "node0003", "node[]", "node[0001-0002",
+            "node[-0001]", "node[0001-]", "node[0001-0300]", "node[1234567890]"]
+    done, owner, begin, length = _bracket_ranges(taken + left, tables)
+    assert done.tolist() == [True] * len(taken) + [False] * len(left)
+    assert list(zip(owner.tolist(), begin.tolist(), length.tolist(), strict=True)) == [
+        (0, 2, 4), (0, 10, 1), (1, 307, 6), (2, 6, 1), (3, 501, 3), (3, 507, 1), (4, 300, 1), (4, 301, 1),
+        (4, 302, 1)]
+
+
 # -- the bulk paths of a well-formed dump: steps dropped first, columns by distinct value ------------
 
 
