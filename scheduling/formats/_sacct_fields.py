@@ -214,7 +214,8 @@ _ONE_RANGE = re.compile(r"([^\[\],]*)\[([0-9]+)-([0-9]+)\]([^\[\],]*)")  # prefi
 _NAME_PARTS = re.compile(r"(.*?)([0-9]+)([^0-9]*)")
 
 
-def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[np.ndarray, bool]]:
+def _map_nodelists(exprs: list[str], index: dict[str, int]
+                   ) -> tuple[list[np.ndarray | None], np.ndarray, np.ndarray]:
     """:func:`~.sacct._node_ids` of the node lists ``exprs`` written in the simple forms (``a1``,
     ``p[001-004,9]s``, comma-separated) whose every name is a node of ``index``, all at once:
     each range becomes ``(first id, count)`` through the topology's names grouped by prefix,
@@ -222,10 +223,15 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
     ``f"{i:0{w}d}"`` having ``max(w, len(str(i)))`` digits), so the ids come from one numpy gather
     and the per-list sorting from one ``lexsort`` (none when every list's ids already ascend, as a
     topology numbered along its names gives them). Lists in other forms or naming an unknown node
-    are left out (the caller maps them one by one and reports them). O(names + nodes) plus
-    O(ranges) Python work: worth it when the lists are not far fewer than the topology's nodes."""
+    are left out (the caller maps them one by one and reports them). Returned as columns, a value
+    per list: its ids (ascending, read-only; ``None`` when left out), how many (-1 when left out)
+    and whether one repeats. O(names + nodes) plus O(ranges) Python work: worth it when the lists
+    are not far fewer than the topology's nodes."""
+    sizes = np.full(len(exprs), -1, dtype=np.int64)
+    repeats = np.zeros(len(exprs), dtype=bool)
+    out: list[np.ndarray | None] = [None] * len(exprs)
     if not exprs:
-        return {}
+        return out, sizes, repeats
     family: dict[tuple[str, str, int], dict[int, int]] = {}
     for nm, i in index.items():
         m = _NAME_PARTS.fullmatch(nm)
@@ -275,9 +281,8 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
             begin.append(b)
             length.append(c)
     if not ok.any():
-        return {}
+        return out, sizes, repeats
     good_at = np.flatnonzero(ok)
-    good = [exprs[i] for i in good_at.tolist()]
     compact = np.full(len(exprs), -1, dtype=np.int64)  # each mapped list's place among ``good``
     compact[good_at] = np.arange(good_at.size)
     of_range = np.concatenate([f_owner, np.array(owner, dtype=np.int64)])
@@ -289,20 +294,27 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]) -> dict[str, tuple[n
     of_range = compact[of_range]
     ids = lookup[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
     of = np.repeat(of_range, lens)
-    unknown = np.zeros(len(good), dtype=bool)
+    unknown = np.zeros(good_at.size, dtype=bool)
     unknown[of[ids < 0]] = True
     inside = of[1:] == of[:-1]  # of is non-decreasing: the ranges were listed list by list
     if not ((ids[1:] >= ids[:-1]) | ~inside).all():  # some list's ids not ascending yet: sorted within lists
         order = np.lexsort((ids, of))
         ids = ids[order]
-    same = np.zeros(len(good), dtype=bool)
+    same = np.zeros(good_at.size, dtype=bool)
     same[of[1:][(ids[1:] == ids[:-1]) & inside]] = True
-    bounds = np.zeros(len(good) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(of, minlength=len(good)), out=bounds[1:])
+    bounds = np.zeros(good_at.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(of, minlength=good_at.size), out=bounds[1:])
     ids.flags.writeable = False
-    cuts, repeats = bounds.tolist(), same.tolist()
-    return {e: (ids[cuts[k]:cuts[k + 1]], repeats[k])
-            for k, (e, bad) in enumerate(zip(good, unknown.tolist(), strict=True)) if not bad}
+    cuts = bounds.tolist()
+    lists = [ids[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    mapped = good_at[~unknown]
+    sizes[mapped] = np.diff(bounds)[~unknown]
+    repeats[mapped] = same[~unknown]
+    if mapped.size == len(exprs):  # (the common case: every list mapped)
+        return lists, sizes, repeats
+    for i, k in zip(mapped.tolist(), np.flatnonzero(~unknown).tolist(), strict=True):
+        out[i] = lists[k]
+    return out, sizes, repeats
 
 
 _NONE = np.zeros(0, dtype=np.int64)

@@ -480,20 +480,24 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
         used, first = _first_uses(live_codes, len(nl_text))  # each distinct node list, in order of first use
         exprs = [nl_text[c] for c in used.tolist()]
         # many lists: all at once (the topology's names indexed once); a few: one by one
-        mapped = _map_nodelists(exprs, node_index) if len(exprs) * 16 >= len(node_index) else {}
-        if len(mapped) < len(exprs):  # the others one by one, in order: the first bad one is the error
-            for e, i in zip(exprs, live[first].tolist(), strict=True):
-                if e not in mapped:
-                    mapped[e] = _node_ids(e, node_index, name, line_of[i], topology)
-        got = [mapped[e] for e in exprs]
+        if len(exprs) * 16 >= len(node_index):
+            got, sizes, repeats = _map_nodelists(exprs, node_index)
+        else:
+            got, sizes, repeats = [None] * len(exprs), np.full(len(exprs), -1), np.zeros(len(exprs), dtype=bool)
+        missing = np.flatnonzero(sizes < 0).tolist()
+        if missing:  # the others one by one, in order: the first bad one is the error
+            at = live[first]
+            for j in missing:
+                ids_j, rep = _node_ids(exprs[j], node_index, name, line_of[int(at[j])], topology)
+                got[j], sizes[j], repeats[j] = ids_j, ids_j.size, rep
         slot = np.full(len(nl_text), -1, dtype=np.int64)
         slot[used] = np.arange(used.size)
         pos = slot[live_codes]
         count = np.zeros(n, dtype=np.int64)
         repeated = np.zeros(n, dtype=bool)
-        count[live] = np.array([g[0].size for g in got], dtype=np.int64)[pos] if got else 0
-        repeated[live] = np.array([g[1] for g in got], dtype=bool)[pos] if got else False
-        arrays = [g[0] for g in got] + [None]  # [-1]: no node list
+        count[live] = sizes[pos]
+        repeated[live] = repeats[pos]
+        arrays = [*got, None]  # [-1]: no node list
         node_pos[live] = pos
         alive = reason == 0
         mark(alive & (count != nnodes), _R["node count mismatch"])

@@ -325,16 +325,28 @@ _ITEM = st.one_of(
 )
 
 
+def _mapped(exprs, index):
+    """``_map_nodelists``'s columns as ``{list: (ids, repeats)}`` over the lists it mapped, checking
+    that its columns agree (a size of -1 and no ids for a list left out)."""
+    from scheduling.formats._sacct_fields import _map_nodelists
+
+    lists, sizes, repeats = _map_nodelists(exprs, index)
+    assert len(lists) == sizes.size == repeats.size == len(exprs)
+    assert [-1 if a is None else a.size for a in lists] == sizes.tolist()
+    assert all(a is None or not a.flags.writeable for a in lists)
+    return {e: (a, r) for e, a, r in zip(exprs, lists, repeats.tolist(), strict=True) if a is not None}
+
+
 @given(st.lists(st.lists(_ITEM, min_size=1, max_size=3).map(",".join), min_size=1, max_size=12, unique=True))
 def test_node_lists_mapped_all_at_once_are_mapped_as_one_by_one(exprs):
     """Many distinct node lists are mapped with one numpy gather through the node names grouped by
     prefix, suffix and digit count; each one it maps must be what the one-by-one mapping (names
     expanded as python-hostlist does, then looked up) gives, and the lists it leaves out must be
     the ones that mapping refuses or that are in other forms."""
-    from scheduling.formats.sacct import _map_nodelists, _node_ids
+    from scheduling.formats.sacct import _node_ids
 
     index = {n: i for i, n in enumerate(_NAMES)}
-    got = _map_nodelists(exprs, index)
+    got = _mapped(exprs, index)
     for e in exprs:
         try:
             want = _node_ids(e, index, "f", 1, None)
@@ -345,7 +357,7 @@ def test_node_lists_mapped_all_at_once_are_mapped_as_one_by_one(exprs):
             assert got[e][0].tolist() == want[0].tolist() and got[e][1] == want[1]
     # the simple forms over known names are all mapped at once
     simple = ["node[0001-0004,0009]", "gpu[8-12],node0003", "a[07-12]-ib,login", "node[0098-0101],x9y7", "gpu1"]
-    assert set(_map_nodelists(simple, index)) == set(simple)
+    assert set(_mapped(simple, index)) == set(simple)
 
 
 _BRACKET = st.one_of(
@@ -365,7 +377,7 @@ def _one_by_one(exprs, index):
     real = _sacct_fields._bracket_ranges
     _sacct_fields._bracket_ranges = lambda e, t: (np.zeros(len(e), dtype=bool), none, none, none)
     try:
-        return _sacct_fields._map_nodelists(exprs, index)
+        return _mapped(exprs, index)
     finally:
         _sacct_fields._bracket_ranges = real
 
@@ -376,10 +388,8 @@ def test_node_lists_of_one_bracket_mapped_in_bulk_as_one_by_one(exprs):
     """The lists of one bracket (``node[0001-0004,0009]``) are parsed for all lists at once with
     numpy; what that maps must be what the one-by-one path maps (same lists, same ids, same
     repeats), whatever the brackets hold."""
-    from scheduling.formats._sacct_fields import _map_nodelists
-
     index = {n: i for i, n in enumerate(_NAMES)}
-    got, want = _map_nodelists(exprs, index), _one_by_one(exprs, index)
+    got, want = _mapped(exprs, index), _one_by_one(exprs, index)
     assert list(got) == list(want)
     for e in want:
         assert got[e][0].tolist() == want[e][0].tolist() and got[e][1] == want[e][1]
