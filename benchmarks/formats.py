@@ -13,10 +13,13 @@ them, in a temporary folder:
 * an ``sacct --parsable2`` dump, each job followed by its ``.batch`` and ``.extern`` steps (as
   Slurm writes them), 5% of the jobs cancelled before they started (no steps, reported as never
   started): 290,001 lines, read by ``read_sacct`` with the site's tree (hostlists expanded and
-  mapped to node ids); beside it three floors: reading its bytes and finding its lines (one numpy
-  pass), building its kept jobs alone (a ``Job`` and six ``attrs`` each, as the reader builds
-  them, from columns prepared beforehand), and making the kept jobs' lines strings (one decode
-  and one split of their bytes: the trace's ``records``);
+  mapped to node ids), and the same jobs at sizes of 1-64 nodes (from a second stream, seed 2),
+  a third of the larger ones on two ranges of nodes (``write_sacct(scattered=True)``): 69,000
+  distinct node lists instead of 6,700, as a site's log has them; beside them three floors:
+  reading its bytes and finding its lines (one numpy pass), building its kept jobs alone (a
+  ``Job`` and six ``attrs`` each, as the reader builds them, from columns prepared beforehand),
+  and making the kept jobs' lines strings (one decode and one split of their bytes: the trace's
+  ``records``);
 * a Batsim workload (``write_workload`` of the jobs, one delay profile per distinct run time),
   read back by ``read_workload`` (a converted trace: read from its bytes, its ``document``
   parsed when first asked for, which this step does not); beside it ``orjson.loads`` of the
@@ -111,8 +114,11 @@ def _hms(seconds: float) -> str:
     return f"{d}-{h:02d}:{m:02d}:{s:02d}" if d else f"{h:02d}:{m:02d}:{s:02d}"
 
 
-def write_sacct(path: Path, c: dict[str, np.ndarray]) -> int:
-    """The jobs as an ``sacct --parsable2`` dump (module docstring); returns its line count."""
+def write_sacct(path: Path, c: dict[str, np.ndarray], scattered: bool = False) -> int:
+    """The jobs as an ``sacct --parsable2`` dump (module docstring); returns its line count.
+    ``scattered``: every job of 4 nodes or more whose index is a multiple of 3 has its nodes in
+    two ranges a gap of 1-8 nodes apart (``node[0101-0102,0106-0107]``), as Slurm lists a job
+    whose nodes are not contiguous."""
     n = c["submit"].size
     sub, start = _stamp(c["submit"]), _stamp(c["submit"] + c["wait"])
     end = _stamp(c["submit"] + c["wait"] + c["run"])
@@ -121,6 +127,10 @@ def write_sacct(path: Path, c: dict[str, np.ndarray]) -> int:
     for i in range(n):
         k, lo = int(c["size"][i]), int(c["first"][i]) + 1
         nodes = f"node{lo:04d}" if k == 1 else f"node[{lo:04d}-{lo + k - 1:04d}]"
+        gap = min(1 + i % 8, NODES - (lo + k - 1))
+        if scattered and k >= 4 and i % 3 == 0 and gap > 0:
+            h = k // 2
+            nodes = f"node[{lo:04d}-{lo + h - 1:04d},{lo + h + gap:04d}-{lo + k - 1 + gap:04d}]"
         limit = _hms(c["limit"][i])
         if cancelled[i]:
             out.append(f"{i + 1}|{i + 1}|{sub[i]}|Unknown|{sub[i]}|{limit}|{k}|None assigned|CANCELLED by 1000|batch")
@@ -225,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         swf, sacct, wl, jc = folder / "jobs.swf", folder / "site.sacct", folder / "w.json", folder / "s_jobs.csv"
         swf_lines = write_swf_jobs(swf, c)
         sacct_lines = write_sacct(sacct, c)
+        rng = np.random.Generator(np.random.PCG64(2))
+        scattered = folder / "scattered.sacct"
+        write_sacct(scattered, {**c, "size": rng.integers(1, 65, n)}, scattered=True)
         trace = load_swf(swf)
         write_workload(wl, trace, nb_res=NODES)
         data, text = wl.read_bytes(), wl.read_text()
@@ -244,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
              lambda: np.flatnonzero(np.frombuffer(sacct.read_bytes(), dtype=np.uint8) == 10), lambda _: kept),
             ("  its jobs built alone", None, jobs_alone(read_sacct(sacct, tree)), len),
             ("  its job lines as str", None, lambda: kept_lines.decode("utf-8").split("\n"), len),
+            ("  sizes 1-64, scattered", sacct_lines, lambda: read_sacct(scattered, tree), len),
             ("Batsim write_workload", None, lambda: write_workload(wl, trace, nb_res=NODES), None),
             ("Batsim read_workload", None, lambda: read_workload(wl), len),
             ("  converter's layout", None, lambda: read_workload(conv), len),

@@ -292,18 +292,38 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]
         order = np.argsort(of_range, kind="stable")
         of_range, starts, lens = of_range[order], starts[order], lens[order]
     of_range = compact[of_range]
-    ids = lookup[np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(lens.sum())]
-    of = np.repeat(of_range, lens)
-    unknown = np.zeros(good_at.size, dtype=bool)
-    unknown[of[ids < 0]] = True
-    inside = of[1:] == of[:-1]  # of is non-decreasing: the ranges were listed list by list
-    if not ((ids[1:] >= ids[:-1]) | ~inside).all():  # some list's ids not ascending yet: sorted within lists
-        order = np.lexsort((ids, of))
-        ids = ids[order]
-    same = np.zeros(good_at.size, dtype=bool)
-    same[of[1:][(ids[1:] == ids[:-1]) & inside]] = True
-    bounds = np.zeros(good_at.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(of, minlength=good_at.size), out=bounds[1:])
+    m = good_at.size
+    # each id's place in lookup: consecutive within a range, a jump to the next range's start
+    # (one int32 pass and a running sum: no index arrays of the ids' size but this one)
+    last = starts + lens - 1
+    at = np.ones(int(lens.sum()), dtype=np.int32)
+    at[0] = starts[0]
+    at[(np.cumsum(lens) - lens)[1:]] = starts[1:] - last[:-1]
+    np.cumsum(at, out=at)
+    ids = lookup[at]
+    bounds = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(of_range, weights=lens, minlength=m).astype(np.int64), out=bounds[1:])
+    # The common case, decided per range from prefix counts over ``lookup``: every range's ids
+    # known and strictly ascending, and each range's first id above the last of the range before
+    # it in its list -- then every list is sorted and repeats nothing, with no pass over the ids.
+    known = np.zeros(lookup.size + 1, dtype=np.int64)  # [j]: the unknown entries among lookup[:j]
+    np.cumsum(lookup < 0, out=known[1:])
+    steps = np.zeros(lookup.size, dtype=np.int64)  # [j]: the descents and ties among lookup[:j + 1]
+    np.cumsum(lookup[1:] <= lookup[:-1], out=steps[1:])
+    if ((known[last + 1] == known[starts]).all() and (steps[last] == steps[starts]).all()
+            and ((lookup[starts[1:]] > lookup[last[:-1]]) | (of_range[1:] != of_range[:-1])).all()):
+        unknown = np.zeros(m, dtype=bool)
+        same = unknown
+    else:  # per id: unknown names, lists sorted, repeats found
+        of = np.repeat(of_range, lens)
+        unknown = np.zeros(m, dtype=bool)
+        unknown[of[ids < 0]] = True
+        inside = of[1:] == of[:-1]  # of is non-decreasing: the ranges were listed list by list
+        if not ((ids[1:] >= ids[:-1]) | ~inside).all():  # some list's ids not ascending yet: sorted within lists
+            order = np.lexsort((ids, of))
+            ids = ids[order]
+        same = np.zeros(m, dtype=bool)
+        same[of[1:][(ids[1:] == ids[:-1]) & inside]] = True
     ids.flags.writeable = False
     cuts = bounds.tolist()
     lists = [ids[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
@@ -350,8 +370,11 @@ def _bracket_ranges(exprs: list[str], tables: dict[tuple[str, str, int], tuple[i
     first = np.empty(k, dtype=np.int64)  # each list's first byte
     first[0] = 0
     first[1:] = nl[:-1] + 1
+    eol = buf == 10
+    eid = np.cumsum(eol, dtype=np.int32)  # each byte's list (a newline: the list it ends)
+    eid -= eol
     lb_at, rb_at = np.flatnonzero(buf == 91), np.flatnonzero(buf == 93)  # '[' and ']'
-    lb_of, rb_of = np.searchsorted(nl, lb_at), np.searchsorted(nl, rb_at)
+    lb_of, rb_of = eid[lb_at], eid[rb_at]
     cand = (np.bincount(lb_of, minlength=k) == 1) & (np.bincount(rb_of, minlength=k) == 1)
     if not cand.any():
         return nothing
@@ -362,20 +385,17 @@ def _bracket_ranges(exprs: list[str], tables: dict[tuple[str, str, int], tuple[i
     digit = (buf >= 48) & (buf <= 57)
     # the content (between the brackets) of the candidates: digits, ',' and '-', each of those two
     # between digits; a ',' outside it is another form
-    edge = np.zeros(buf.size + 1, dtype=np.int64)
     at = np.flatnonzero(cand)
-    np.add.at(edge, lb[at] + 1, 1)
-    np.add.at(edge, rb[at], -1)
-    inside = np.cumsum(edge[:-1]) > 0
+    inside = np.cumsum(np.bincount(lb[at] + 1, minlength=buf.size) - np.bincount(rb[at], minlength=buf.size)) > 0
     sep = np.flatnonzero(((buf == 44) | (buf == 45)) & inside)
-    cand[np.searchsorted(nl, np.flatnonzero(inside & ~digit & (buf != 44) & (buf != 45)))] = False
-    cand[np.searchsorted(nl, sep[~(digit[sep - 1] & digit[sep + 1])])] = False
+    cand[eid[inside & ~digit & (buf != 44) & (buf != 45)]] = False
+    cand[eid[sep[~(digit[sep - 1] & digit[sep + 1])]]] = False
     comma = np.flatnonzero((buf == 44) & ~inside)
-    cand[np.searchsorted(nl, comma)] = False
+    cand[eid[comma]] = False
     cand &= digit[lb + 1] & digit[rb - 1]
     # the digit runs of the candidates' contents: one item bound each
     dpos = np.flatnonzero(digit & inside)
-    dpos = dpos[cand[np.searchsorted(nl, dpos)]]
+    dpos = dpos[cand[eid[dpos]]]
     if not dpos.size:
         return nothing
     new = np.ones(dpos.size, dtype=bool)
@@ -384,7 +404,7 @@ def _bracket_ranges(exprs: list[str], tables: dict[tuple[str, str, int], tuple[i
     ts = dpos[t_first]
     te = np.append(dpos[t_first[1:] - 1], dpos[-1]) + 1  # one past each run's last digit
     width = te - ts
-    t_of = np.searchsorted(nl, ts)
+    t_of = eid[ts]
     cand[t_of[width > 9]] = False
     run = np.cumsum(new) - 1
     place = np.minimum(te[run] - 1 - dpos, 17)  # the digit's power of ten (long runs: their list is out)

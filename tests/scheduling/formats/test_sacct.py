@@ -325,6 +325,9 @@ _ITEM = st.one_of(
 )
 
 
+_SHUFFLED = dict(zip(_NAMES, np.random.default_rng(7).permutation(len(_NAMES)).tolist(), strict=True))
+
+
 def _mapped(exprs, index):
     """``_map_nodelists``'s columns as ``{list: (ids, repeats)}`` over the lists it mapped, checking
     that its columns agree (a size of -1 and no ids for a list left out)."""
@@ -346,15 +349,17 @@ def test_node_lists_mapped_all_at_once_are_mapped_as_one_by_one(exprs):
     from scheduling.formats.sacct import _node_ids
 
     index = {n: i for i, n in enumerate(_NAMES)}
-    got = _mapped(exprs, index)
-    for e in exprs:
-        try:
-            want = _node_ids(e, index, "f", 1, None)
-        except SacctError:
-            assert e not in got
-            continue
-        if e in got:
-            assert got[e][0].tolist() == want[0].tolist() and got[e][1] == want[1]
+    # the names numbered in their order (lists come out sorted) and shuffled (lists sorted here)
+    for numbering in (index, _SHUFFLED):
+        got = _mapped(exprs, numbering)
+        for e in exprs:
+            try:
+                want = _node_ids(e, numbering, "f", 1, None)
+            except SacctError:
+                assert e not in got
+                continue
+            if e in got:
+                assert got[e][0].tolist() == want[0].tolist() and got[e][1] == want[1]
     # the simple forms over known names are all mapped at once
     simple = ["node[0001-0004,0009]", "gpu[8-12],node0003", "a[07-12]-ib,login", "node[0098-0101],x9y7", "gpu1"]
     assert set(_mapped(simple, index)) == set(simple)
