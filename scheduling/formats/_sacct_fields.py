@@ -292,17 +292,17 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]
         order = np.argsort(of_range, kind="stable")
         of_range, starts, lens = of_range[order], starts[order], lens[order]
     of_range = compact[of_range]
-    m = good_at.size
+    lists_n = good_at.size
     # each id's place in lookup: consecutive within a range, a jump to the next range's start
     # (one int32 pass and a running sum: no index arrays of the ids' size but this one)
     last = starts + lens - 1
-    at = np.ones(int(lens.sum()), dtype=np.int32)
-    at[0] = starts[0]
-    at[(np.cumsum(lens) - lens)[1:]] = starts[1:] - last[:-1]
-    np.cumsum(at, out=at)
-    ids = lookup[at]
-    bounds = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(np.bincount(of_range, weights=lens, minlength=m).astype(np.int64), out=bounds[1:])
+    place = np.ones(int(lens.sum()), dtype=np.int32)
+    place[0] = starts[0]
+    place[(np.cumsum(lens) - lens)[1:]] = starts[1:] - last[:-1]
+    np.cumsum(place, out=place)
+    ids = lookup[place]
+    bounds = np.zeros(lists_n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(of_range, weights=lens, minlength=lists_n).astype(np.int64), out=bounds[1:])
     # The common case, decided per range from prefix counts over ``lookup``: every range's ids
     # known and strictly ascending, and each range's first id above the last of the range before
     # it in its list -- then every list is sorted and repeats nothing, with no pass over the ids.
@@ -312,21 +312,21 @@ def _map_nodelists(exprs: list[str], index: dict[str, int]
     np.cumsum(lookup[1:] <= lookup[:-1], out=steps[1:])
     if ((known[last + 1] == known[starts]).all() and (steps[last] == steps[starts]).all()
             and ((lookup[starts[1:]] > lookup[last[:-1]]) | (of_range[1:] != of_range[:-1])).all()):
-        unknown = np.zeros(m, dtype=bool)
+        unknown = np.zeros(lists_n, dtype=bool)
         same = unknown
     else:  # per id: unknown names, lists sorted, repeats found
         of = np.repeat(of_range, lens)
-        unknown = np.zeros(m, dtype=bool)
+        unknown = np.zeros(lists_n, dtype=bool)
         unknown[of[ids < 0]] = True
         inside = of[1:] == of[:-1]  # of is non-decreasing: the ranges were listed list by list
         if not ((ids[1:] >= ids[:-1]) | ~inside).all():  # some list's ids not ascending yet: sorted within lists
             order = np.lexsort((ids, of))
             ids = ids[order]
-        same = np.zeros(m, dtype=bool)
+        same = np.zeros(lists_n, dtype=bool)
         same[of[1:][(ids[1:] == ids[:-1]) & inside]] = True
     ids.flags.writeable = False
     cuts = bounds.tolist()
-    lists = [ids[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    lists: list[np.ndarray | None] = [ids[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     mapped = good_at[~unknown]
     sizes[mapped] = np.diff(bounds)[~unknown]
     repeats[mapped] = same[~unknown]
