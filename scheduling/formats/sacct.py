@@ -88,7 +88,9 @@ an open text file) is read line by line by the reference reader, and a column ho
 column parsers do not take is converted by it too, so both give the same jobs and report (tests
 check this, on the tests' quirky dumps and on the benchmark's). Many node lists are mapped at once
 (:func:`~._sacct_fields._map_nodelists`: the topology's names grouped by prefix, suffix and digit
-count, each range one slice of a lookup array), the others one by one, the simple hostlist forms
+count, each range one slice of a lookup array; the lists of one bracket, ``node[0001-0004,0009]``,
+parsed for all lists together with numpy by :func:`~._sacct_fields._bracket_ranges`; sorted and
+free of repeats decided per range), the others one by one, the simple hostlist forms
 (``node[001-004,010]``, ``a1,b[2-3]-ib``) expanded here and every other form by ``python-hostlist``
 (tests check both give the same names). The skipped lines are reported a reason at a time
 (:func:`~._sacct_fast._skipped_lines`; :func:`_detail` is the one-row reference). O(bytes) numpy
