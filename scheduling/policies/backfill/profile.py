@@ -45,9 +45,12 @@ class FreeProfile:
         self.held: list[int] = [0]
 
     def change(self, start: float, end: float, delta: int, nodes: int = 0) -> None:
-        """Add ``delta`` free processors over ``[start, end)`` (negative: take them), and reserve
-        the nodes ``nodes`` (bits) there if they are not reserved, or free them if they are; the
-        part before the first breakpoint is ignored (it is in the past)."""
+        """Add ``delta`` free processors over ``[start, end)`` (negative: take them; 0: only the
+        nodes change), and reserve the nodes ``nodes`` (bits) there if they are not reserved, or
+        free them if they are; the part before the first breakpoint is ignored (it is in the
+        past). The profile stays canonical (no breakpoint between two equal steps: a change moves
+        every step it spans alike, so only its two ends can become redundant, and they are
+        dropped), so a step function has one representation whatever changes made it."""
         times, free, held = self.times, self.free, self.held
         if start < times[0]:
             start = times[0]
@@ -64,11 +67,17 @@ class FreeProfile:
             times.insert(j, end)
             free.insert(j, free[j - 1])
             held.insert(j, held[j - 1])
-        for k in range(i, j):
-            free[k] += delta
-        if nodes:
-            for k in range(i, j):
-                held[k] ^= nodes
+        if j - i == 1:  # one step (the most common change): no loop
+            free[i] += delta
+            if nodes:
+                held[i] ^= nodes
+        else:
+            if delta:
+                for k in range(i, j):
+                    free[k] += delta
+            if nodes:
+                for k in range(i, j):
+                    held[k] ^= nodes
         # drop the breakpoints the change made redundant (equal steps on both sides)
         if j < len(free) and free[j] == free[j - 1] and held[j] == held[j - 1]:
             del times[j], free[j], held[j]
