@@ -1,6 +1,7 @@
-"""Frame sliding's and first fit's ``allocate_avoiding`` (kept conversions of a frozen mask, frame
-sliding's refusal by rectangle arithmetic) and frame sliding's ``earliest_in`` (one or two frames
-reduced slice by slice): each against the generic definition in :class:`topoalloc.Allocator`."""
+"""Frame sliding's and first fit's ``allocate_avoiding`` (kept conversions of a frozen mask, the
+refusal by rectangle arithmetic of both, first fit's bitwise test of each rejected placement),
+frame sliding's ``earliest_in`` (one or two frames reduced slice by slice) and its inlined request
+check: each against the generic definition in :class:`topoalloc.Allocator`."""
 
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def test_frame_sliding_keeps_no_rectangle_for_a_mask_that_is_not_one():
     holed = avoid.copy()
     holed[0:2, 0:2] = False  # the 2 x 2 frame at (0, 0) is off the avoided nodes now
     got = fs.allocate_avoiding((2, 2), _frozen(holed))
-    assert fs._off[3] is None and (got.placement.x, got.placement.y) == (0, 0)
+    assert fs._off[2] is None and (got.placement.x, got.placement.y) == (0, 0)
 
 
 def _frozen(mask: np.ndarray) -> np.ndarray:
@@ -133,3 +134,67 @@ def test_frame_sliding_earliest_in_is_the_generic_answer():
                     got = fs.earliest_in((w, h), ready, now)
                     want = Allocator.earliest_in(fs, (w, h), ready, now)
                     assert got[0] == want[0] and got[1].tolist() == want[1].tolist(), (w, h, now)
+
+
+def _logged(search, log: list):
+    """``search`` (a bound ``(bits, w, h)`` search), logging each shape it is asked about."""
+    return lambda bits, w, h: log.append((w, h)) or search(bits, w, h)
+
+
+def test_first_fit_refuses_by_arithmetic_when_no_submesh_fits_beside_the_rectangle(monkeypatch):
+    """A 20 x 24 rectangle reserved at the lower right of a free 32 x 32 mesh leaves 12 columns
+    on its left and 8 rows above it: a 15 x 25 request fits in neither, so no submesh avoids it
+    and the answer is None without any search; a 12 x 25 one fits on the left and is placed at
+    the origin. Turned, a 25 x 12 request is refused by the arithmetic alone unless the
+    allocator may rotate it; then its turned shape would fit beside the rectangle, so the search
+    answers (None, as the generic definition does: the rejected 25 x 12 placements, marked busy,
+    cover the columns on the left). The same mask not frozen keeps no rectangle: the search
+    answers."""
+    corner = np.zeros((32, 32), dtype=bool)
+    corner[:24, 12:] = True
+    avoid = _frozen(corner)
+    for rotate in (False, True):
+        ff = FirstFit(Mesh(32, 32), rotate=rotate)
+        searched: list[tuple[int, int]] = []
+        monkeypatch.setattr(ff, "_first_in", _logged(ff._first_in, searched))
+        assert ff.allocate_avoiding((15, 25), avoid) is None and searched == []
+        assert ff.allocate_avoiding((25, 12), avoid) is None
+        assert bool(searched) == rotate
+        assert Allocator.allocate_avoiding(FirstFit(Mesh(32, 32), rotate=rotate), (25, 12), avoid) is None
+        got = ff.allocate_avoiding((12, 25), avoid)
+        assert (got.placement.x, got.placement.y, got.request) == (0, 0, (12, 25))
+        ff.release(got)
+        searched.clear()
+        assert ff.allocate_avoiding((15, 25), avoid.copy()) is None and searched  # not frozen: searched
+
+
+def test_first_fit_keeps_no_rectangle_for_a_mask_that_is_not_one():
+    """As for frame sliding: a rectangle with a hole is no rectangle, and the search finds the
+    2 x 2 submesh the hole left free (which the rectangle arithmetic would have refused)."""
+    ff = FirstFit(Mesh(8, 8))
+    avoid = np.zeros((8, 8), dtype=bool)
+    avoid[0:8, 0:6] = True
+    assert ff.allocate_avoiding((3, 1), _frozen(avoid)) is None  # 2 free columns only
+    assert ff._off[2] == (0, 0, 6, 8)
+    holed = avoid.copy()
+    holed[0:2, 0:2] = False
+    got = ff.allocate_avoiding((2, 2), _frozen(holed))
+    assert ff._off[2] is None and (got.placement.x, got.placement.y) == (0, 0)
+
+
+@pytest.mark.parametrize("request_", [(0, 1), (1, 0), (-1, 2), (33, 1), (1, 33), (True, 2), (2.0, 2), "2x2",
+                                      (1, 2, 3), [2, 2], (np.int64(2), 3)])
+def test_frame_sliding_inlined_request_check_answers_as_validate(request_):
+    """FrameSliding.allocate and allocate_avoiding inline the request check's fast path: on bad
+    and unusual requests they raise what validate raises, or accept what it accepts (and grant
+    the canonical request)."""
+    fs, avoid = FrameSliding(Mesh(32, 32)), _frozen(np.zeros((32, 32), dtype=bool))
+    try:
+        want = fs.validate(request_)
+    except Exception as exc:  # noqa: BLE001 (the type is what is compared)
+        for ask in (fs.allocate, lambda r: fs.allocate_avoiding(r, avoid)):
+            with pytest.raises(type(exc)):
+                ask(request_)
+    else:
+        assert fs.allocate(request_).request == want
+        assert fs.allocate_avoiding(request_, avoid).request == want

@@ -41,8 +41,9 @@ class FirstFit(ZhuAllocator):
 
     def __init__(self, topology: Mesh, rotate: bool = False) -> None:
         super().__init__(topology, rotate)
-        # (frozen avoided mask, free mask, free bits off the avoided ones): see allocate_avoiding
-        self._off: tuple[np.ndarray, int, int] | None = None
+        # (frozen avoided mask, its bits, the avoided rectangle or None, the free mask and the free
+        # bits off the avoided ones once computed): see allocate_avoiding
+        self._off: tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int] | None = None
 
     def clone(self) -> FirstFit:
         """A copy of the busy store, the free mask and the live grants (:meth:`Allocator.clone`).
@@ -52,38 +53,84 @@ class FirstFit(ZhuAllocator):
     def allocate_avoiding(self, request: tuple[int, int], avoid: np.ndarray) -> Allocation | None:
         """:meth:`~topoalloc.Allocator.allocate_avoiding`: the same sequence of first-fit
         placements, searched on a copy of the free mask in which each rejected submesh is marked
-        busy (no grants are made for them); ``None`` at once when no free submesh at all stays off
-        the avoided nodes. The free bits off a *frozen* ``avoid`` (read-only, owning its data: a
-        scheduler's reservation, asked about once per candidate job) are kept while neither that
-        mask nor the free mask changes (found by identity, O(1)). O(MN (log w + log h) / 64) per
+        busy (no grants are made for them; a placement is tested against the avoided nodes with
+        one AND of their bits); ``None`` at once when no free submesh at all stays off the avoided
+        nodes.
+
+        For a *frozen* ``avoid`` (read-only, owning its data: a scheduler's reservation, asked
+        about once per candidate job; found again by identity, O(1)) three things are kept: its
+        bits, whether its nodes are one rectangle ``[x0, x1) x [y0, y1)`` and which, and the free
+        bits off it while the free mask does not change. Recognition being perfect, a ``w x h``
+        submesh off the rectangle exists on the mesh exactly when it fits beside it (``w <= x0``
+        or ``w <= width - x1``) or below or above it (``h <= y0`` or ``h <= height - y1``); when
+        no orientation does, the answer is ``None`` by that arithmetic alone, whatever is free
+        (O(1); this test is this library's own). Otherwise O(MN (log w + log h) / 64) per
         rejected submesh."""
-        request = self.validate(request)
-        bits = self._free_bits()
-        last = self._off
-        if last is not None and last[0] is avoid and last[1] is bits:
-            off = last[2]  # the same frozen mask on the same free mask (no grant or release since)
+        if type(request) is tuple and len(request) == 2:  # (validate's fast path, inlined)
+            w, h = request
+            if not (type(w) is int and type(h) is int and 0 < w <= self.width and 0 < h <= self.height):
+                request = self.validate(request)
         else:
-            off = bits & ~self._frozen(avoid, "zhu bits", self._mask_bits)
-            memo = self._frozen_memo
-            if memo is not None and memo[0] is avoid:  # a frozen mask: the free bits off it are kept
-                self._off = (avoid, bits, off)
-        for w, h in self._orientations(request):
+            request = self.validate(request)
+        shapes = self._orientations(request)
+        kept = self._off
+        if kept is None or kept[0] is not avoid:
+            kept = self._avoided(avoid)
+        rect = kept[2]
+        if rect is not None:
+            x0, y0, x1, y1 = rect
+            W, H = self.width, self.height
+            for w, h in shapes:
+                if w <= x0 or w <= W - x1 or h <= y0 or h <= H - y1:
+                    break
+            else:
+                return None  # no submesh of this request's shapes fits off the avoided rectangle
+        bits = self._bits
+        if kept[3] is bits:
+            off = kept[4]  # the same frozen mask on the same free mask (no grant or release since)
+        else:
+            off = bits & ~kept[1]
+            if kept is self._off:
+                self._off = (avoid, kept[1], rect, bits, off)
+        for w, h in shapes:
             if self._first_in(off, w, h) is not None:
                 break
         else:
             return None  # no free submesh at all stays off the avoided nodes
-        avoid = np.asarray(avoid, dtype=bool).reshape(self.height, self.width)
+        avoided = kept[1]
         while True:
-            for w, h in self._orientations(request):
+            for w, h in shapes:
                 base = self._first_in(bits, w, h)
                 if base is not None:
                     break
             else:
                 return None
             x, y = base
-            if not avoid[y : y + h, x : x + w].any():
+            block = self._block(x, y, w, h)
+            if not block & avoided:
                 return self._register(*self._grant(x, y, w, h))
-            bits &= ~self._block(x, y, w, h)
+            bits &= ~block
+
+    def _avoided(self, avoid: np.ndarray) -> tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]:
+        """``(avoid, its bits in the layout of the free mask, the rectangle (x0, y0, x1, y1) its
+        nodes are or None, None, 0)``; kept in :attr:`_off` when ``avoid`` is frozen (the last two
+        then become the free mask and the free bits off ``avoid`` once computed). The rectangle is
+        found once per mask: its lowest and highest set bits bound it, and it is one exactly when
+        its bits equal those of the bounded block."""
+        avoided = self._frozen(avoid, "zhu bits", self._mask_bits)
+        memo = self._frozen_memo
+        frozen = memo is not None and memo[0] is avoid
+        rect = None
+        if frozen and avoided:
+            stride = self._stride
+            y0, c0 = divmod((avoided & -avoided).bit_length() - 1, stride)
+            y1, c1 = divmod(avoided.bit_length() - 1, stride)
+            if c1 >= c0 and avoided == self._block(c0 - 1, y0, c1 - c0 + 1, y1 - y0 + 1):
+                rect = (c0 - 1, y0, c1, y1 + 1)
+        got = (avoid, avoided, rect, None, 0)
+        if frozen:
+            self._off = got
+        return got
 
     def _mask_bits(self, mask: np.ndarray) -> int:
         """A flat node mask in the layout of :meth:`_free_bits`."""

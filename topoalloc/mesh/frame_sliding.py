@@ -55,9 +55,9 @@ class FrameSliding(MeshAllocator):
         super().__init__(topology)
         self._bits = (1 << (self.width * self.height)) - 1  # the free mask: bit y * width + x
         self._shapes: dict[tuple[int, int], tuple[int, int, tuple[int, ...], tuple[tuple[int, int], ...] | None]] = {}
-        # (frozen avoided mask, free mask, free bits off the avoided ones, the avoided rectangle or
-        # None): see allocate_avoiding
-        self._off: tuple[np.ndarray, int, int, tuple[int, int, int, int] | None] | None = None
+        # (frozen avoided mask, its bits, the avoided rectangle or None, the free mask and the free
+        # bits off the avoided ones once computed): see allocate_avoiding
+        self._off: tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int] | None = None
 
     def _shape(self, w: int, h: int) -> tuple[int, int, tuple[int, ...], tuple[tuple[int, int], ...] | None]:
         """For a ``w x h`` frame: the bits of the block based at ``(0, 0)``, of the frame bases
@@ -116,6 +116,25 @@ class FrameSliding(MeshAllocator):
         self._bits &= ~(self._shapes[(w, h)][0] << p)
         y, x = divmod(p, self.width)
         return self._grant(x, y, w, h)
+
+    def allocate(self, request: tuple[int, int]) -> Allocation | None:
+        """Place a ``w x h`` request on the first free frame (see the class docstring); ``None`` if
+        no frame is free.
+
+        The generic :meth:`Allocator.allocate <topoalloc.Allocator.allocate>` with the request
+        check's fast path and :meth:`_place` inlined: a backfilling scheduler asks about many
+        requests that find no frame (EASY on seed 002's workload: 30,000 of its 34,000 questions),
+        so the calls around the frame test are a large part of a question's cost."""
+        if type(request) is tuple and len(request) == 2:  # (validate's fast path, inlined)
+            w, h = request
+            if not (type(w) is int and type(h) is int and 0 < w <= self.width and 0 < h <= self.height):
+                w, h = self.validate(request)
+        else:
+            w, h = self.validate(request)
+        if w * h > self._free:
+            return None
+        p = self._first_free(self._bits, w, h)
+        return None if p is None else self._register(*self._take(p, w, h))
 
     def _place(self, request: tuple[int, int]) -> Grant | None:
         w, h = request
@@ -197,58 +216,65 @@ class FrameSliding(MeshAllocator):
         placements are the free frames in row-major order; the first that touches no avoided node.
 
         For a *frozen* ``avoid`` (read-only, owning its data: a scheduler's reservation, asked
-        about once per candidate job; found again by identity, O(1)) two things are kept: the free
-        bits off it, while the free mask does not change either (the candidates of one scheduling
-        pass share one conversion and one masked AND), and, when the avoided nodes are one
-        rectangle ``[x0, x1) x [y0, y1)``, that rectangle. A ``w x h`` frame, at column ``i w`` and
-        row ``j h``, stays off the rectangle exactly when its columns or its rows do; some column
-        does exactly when the first (``w <= x0``) or the last (``(width // w - 1) w >= x1``)
-        does, likewise for rows. When none does, no frame avoids the rectangle whatever is free,
-        and the answer is ``None`` by that arithmetic alone (O(1); on the seed 002 mesh behind a
-        large reserved job, four in five of the requests refused here). Otherwise O(MN / 64) word
-        operations."""
-        w, h = self.validate(request)
+        about once per candidate job; found again by identity, O(1)) three things are kept: its
+        bits, whether its nodes are one rectangle ``[x0, x1) x [y0, y1)`` and which, and the free
+        bits off it while the free mask does not change (the candidates of one scheduling pass
+        share one conversion and one masked AND). A ``w x h`` frame, at column ``i w`` and row
+        ``j h``, stays off the rectangle exactly when its columns or its rows do; some column does
+        exactly when the first (``w <= x0``) or the last (``(width // w - 1) w >= x1``) does,
+        likewise for rows. When none does, no frame avoids the rectangle whatever is free, and the
+        answer is ``None`` by that arithmetic alone, before the free bits off the mask are
+        computed (O(1); on the seed 002 mesh behind a large reserved job, four in five of the
+        requests refused here). Otherwise O(MN / 64) word operations."""
+        if type(request) is tuple and len(request) == 2:  # (validate's fast path, inlined)
+            w, h = request
+            if not (type(w) is int and type(h) is int and 0 < w <= self.width and 0 < h <= self.height):
+                w, h = self.validate(request)
+        else:
+            w, h = self.validate(request)
         if w * h > self._free:
             return None
-        bits = self._bits
-        last = self._off
-        if last is None or last[0] is not avoid or last[1] is not bits:
-            last = self._off_avoided(avoid, bits)
-        rect = last[3]
+        kept = self._off
+        if kept is None or kept[0] is not avoid:
+            kept = self._avoided(avoid)
+        rect = kept[2]
         if rect is not None:
             x0, y0, x1, y1 = rect
             if not (w <= x0 or (self.width // w - 1) * w >= x1 or h <= y0 or (self.height // h - 1) * h >= y1):
                 return None  # no frame of this shape stays off the avoided rectangle
-        p = self._first_free(last[2], w, h)
+        bits = self._bits
+        if kept[3] is bits:
+            off = kept[4]  # the same frozen mask on the same free mask (no grant or release since)
+        else:
+            off = bits & ~kept[1]
+            if kept is self._off:
+                self._off = (avoid, kept[1], rect, bits, off)
+        p = self._first_free(off, w, h)
         return None if p is None else self._register(*self._take(p, w, h))
 
-    def _off_avoided(
-        self, avoid: np.ndarray, bits: int
-    ) -> tuple[np.ndarray, int, int, tuple[int, int, int, int] | None]:
-        """``(avoid, bits, the free bits off avoid, the avoided rectangle (x0, y0, x1, y1) or
-        None)``, kept in :attr:`_off` when ``avoid`` is frozen (the rectangle is found once per
-        mask: its lowest and highest set bits bound it, and it is one exactly when its bits equal
-        those of the bounded block)."""
+    def _avoided(self, avoid: np.ndarray) -> tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]:
+        """``(avoid, its bits, the rectangle (x0, y0, x1, y1) its nodes are or None, None, 0)``;
+        kept in :attr:`_off` when ``avoid`` is frozen (the last two then become the free mask
+        and the free bits off ``avoid`` once computed; the rectangle is looked for only then).
+        The rectangle is found once per mask: its lowest and highest set bits bound it, and it is
+        one exactly when its bits equal those of the bounded block."""
         avoided = self._frozen(avoid, "bits", _bits)
         memo = self._frozen_memo
-        if memo is None or memo[0] is not avoid:  # not frozen: nothing is kept
-            return avoid, bits, bits & ~avoided, None
-        last = self._off
-        if last is not None and last[0] is avoid:
-            rect = last[3]
-        else:
-            rect = None
-            if avoided:
-                W = self.width
-                y0, x0 = divmod((avoided & -avoided).bit_length() - 1, W)
-                y1, x1 = divmod(avoided.bit_length() - 1, W)
-                x1 += 1
-                y1 += 1
-                if x1 > x0:
-                    rows = ((1 << ((y1 - y0) * W)) - 1) // ((1 << W) - 1)  # bit 0 of each of the rows
-                    if avoided == (rows * ((1 << (x1 - x0)) - 1)) << (y0 * W + x0):
-                        rect = (x0, y0, x1, y1)
-        got = self._off = (avoid, bits, bits & ~avoided, rect)
+        frozen = memo is not None and memo[0] is avoid
+        rect = None
+        if frozen and avoided:
+            W = self.width
+            y0, x0 = divmod((avoided & -avoided).bit_length() - 1, W)
+            y1, x1 = divmod(avoided.bit_length() - 1, W)
+            x1 += 1
+            y1 += 1
+            if x1 > x0:
+                rows = ((1 << ((y1 - y0) * W)) - 1) // ((1 << W) - 1)  # bit 0 of each of the rows
+                if avoided == (rows * ((1 << (x1 - x0)) - 1)) << (y0 * W + x0):
+                    rect = (x0, y0, x1, y1)
+        got = (avoid, avoided, rect, None, 0)
+        if frozen:
+            self._off = got
         return got
 
 

@@ -22,8 +22,9 @@ __all__ = ["EASY"]
 
 
 class EASY(_Backfilling):
-    """EASY backfilling (the Argonne SP scheduler; Wang, Papaefthymiou & Squillante, seed 004 §2.2,
-    "EASY-LL"; Mu'alem & Feitelson 2001 for the shadow-time formulation).
+    """EASY backfilling (the Argonne SP scheduler: Lifka, "The ANL/IBM SP scheduling system",
+    JSSPP 1995; Wang, Papaefthymiou & Squillante, seed 004 §2.2, "EASY-LL"; Mu'alem & Feitelson
+    2001 for the shadow-time formulation).
 
     Jobs are served in order of arrival; the head starts as soon as it fits. When it does not, it
     gets a reservation (:meth:`reservation`: the time the running jobs' estimates say it will fit,
@@ -249,7 +250,8 @@ class EASY(_Backfilling):
         neither the order of the replay nor, relative to now, the shadow time). Then only the
         jobs that arrived since can start, and they come last in the queue anyway."""
         queue = self.queue
-        overran = self._overran_since(now)
+        ends = self._ends  # (_overran_since's first test, inlined: no expected end before now at all)
+        overran = bool(ends) and ends[0][0] < now and self._overran_since(now)
         moved = self._released or overran or self._relaxed_since
         self._relaxed_since = False
         res = self._res
@@ -414,7 +416,6 @@ class EASY(_Backfilling):
             key = qk[i]
             if key in failed:
                 continue
-            job = queue[i]
             end = now + qe[i]
             if end > bound and reserved is None:
                 res = self._res
@@ -424,6 +425,7 @@ class EASY(_Backfilling):
                     res = self._head_reservation(now)
                     bound, reserved, box = max(res.start, now), res, self._box
             if end <= bound:
+                job = queue[i]
                 got = alloc.allocate(relaxed.get(job.id, job.request) if relaxed else job.request)
                 if got is None:
                     failed.add(key)
@@ -457,6 +459,7 @@ class EASY(_Backfilling):
                     continue
                 if avoid is None:
                     avoid = _mask_of(reserved)
+                job = queue[i]
                 got = alloc.allocate_avoiding(relaxed.get(job.id, job.request) if relaxed else job.request, avoid)
                 if got is None:
                     failed_off.add(key)

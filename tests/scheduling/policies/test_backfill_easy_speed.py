@@ -1,10 +1,11 @@
 """EASY's fast paths on meshes change no decision: the reserved rectangle found from the
 reservation's node ids by its rows' ends (``reservations._ids_box``), frame sliding's refusal of a
-request no frame of which avoids the reserved rectangle, and the free bits off a reservation kept
-by frame sliding and first fit across the questions of a pass. Each is compared with the full
-work on seed 002's workload (Chang & Mohapatra, seed 002 §4.1: Poisson arrivals, exponential
-service of mean 5, sides uniform on 1..32, a 32x32 mesh), and a filter that refuses too much is
-shown to change the schedule."""
+request no frame of which avoids the reserved rectangle, first fit's refusal of a request no
+submesh of which fits beside the reserved rectangle, the free bits off a reservation kept by frame
+sliding and first fit across the questions of a pass, and frame sliding's inlined ``allocate``.
+Each is compared with the full work on seed 002's workload (Chang & Mohapatra, seed 002 §4.1:
+Poisson arrivals, exponential service of mean 5, sides uniform on 1..32, a 32x32 mesh), and a
+filter that refuses too much is shown to change the schedule."""
 
 from __future__ import annotations
 
@@ -136,3 +137,59 @@ def test_first_fit_kept_bits_change_no_decision():
     gives the generic search's schedule and placements (seed 002's jobs as above)."""
     jobs = _seed002(400, 3)
     assert _run(FirstFit, jobs) == _run(_FirstFitGeneric, jobs)
+
+
+class _CountingFirstFit(FirstFit):
+    """First fit counting the requests refused by the rectangle arithmetic alone."""
+
+    refused = 0
+
+    def allocate_avoiding(self, request, avoid):
+        searched = []
+        search = self._first_in
+        self._first_in = lambda bits, w, h: searched.append(1) or search(bits, w, h)
+        try:
+            got = super().allocate_avoiding(request, avoid)
+        finally:
+            del self._first_in
+        if got is None and not searched:
+            type(self).refused += 1
+        return got
+
+
+class _AboveIgnored(FirstFit):
+    """A first-fit refusal that refuses too much: only the columns beside the reserved nodes
+    count (a submesh below or above them is overlooked)."""
+
+    def allocate_avoiding(self, request, avoid):
+        w, h = self.validate(request)
+        cols = np.flatnonzero(np.asarray(avoid).reshape(self.height, self.width).any(axis=0))
+        if len(cols) and not (w <= cols[0] or w <= self.width - 1 - cols[-1]):
+            return None
+        return super().allocate_avoiding(request, avoid)
+
+
+class _GenericAllocate(FrameSliding):
+    """Frame sliding through the generic Allocator.allocate (validate, then _place)."""
+
+    allocate = Allocator.allocate
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_first_fit_rectangle_refusal_and_frame_sliding_inlined_allocate_change_no_decision(seed):
+    """First fit's allocate_avoiding (its rectangle refusal and bitwise test of each rejected
+    placement) gives the generic search's schedule and placements, the refusal having answered
+    many questions alone; frame sliding's inlined allocate gives the generic allocate's (seed
+    002's jobs as above, 600 of them)."""
+    jobs = _seed002(600, seed)
+    _CountingFirstFit.refused = 0
+    assert _run(_CountingFirstFit, jobs) == _run(_FirstFitGeneric, jobs)
+    assert _CountingFirstFit.refused > 200
+    assert _run(_GenericAllocate, jobs) == _run(FrameSliding, jobs)
+
+
+def test_a_first_fit_refusal_that_overlooks_rows_below_or_above_is_caught():
+    """The comparison above can fail: refusing every request that does not fit beside the
+    reserved columns changes the schedule."""
+    jobs = _seed002(600, 1)
+    assert _run(_AboveIgnored, jobs)[0] != _run(FirstFit, jobs)[0]
