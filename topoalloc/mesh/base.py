@@ -87,6 +87,26 @@ class MeshAllocator(Allocator):
         """The busy array, all free. Subclasses may return a view into a padded store."""
         return np.zeros((self.height, self.width), dtype=bool)
 
+    #: Set by the allocators that keep their free nodes as an integer (frame sliding, Zhu's):
+    #: the free bits, and the avoided mask their ``allocate_avoiding`` last saw frozen, as
+    #: ``(mask, its bits, the rectangle its nodes are or None, the free bits of the last answer,
+    #: the free bits off the mask then)``.
+    _bits: int
+    _off: tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int] | None
+
+    def _free_off(self, kept: tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]) -> int:
+        """The free bits off the avoided mask ``kept`` (as its allocator's ``_avoided`` gives it):
+        the last answer's while no grant or release changed the free bits (the integer is a new
+        object after each), else one AND, kept in :attr:`_off` when ``kept`` is the frozen mask
+        kept there. O(1) or O(nodes / 64) word operations."""
+        bits = self._bits
+        if kept[3] is bits:
+            return kept[4]
+        off = bits & ~kept[1]
+        if kept is self._off:
+            self._off = (kept[0], kept[1], kept[2], bits, off)
+        return off
+
     # -- the public surface -------------------------------------------------------------------
     def validate(self, request: tuple[int, int]) -> tuple[int, int]:
         """``request`` as a ``(w, h)`` tuple, or a :class:`~topologies.RequestError` (a request that

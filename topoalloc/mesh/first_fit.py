@@ -85,19 +85,13 @@ class FirstFit(ZhuAllocator):
                     break
             else:
                 return None  # no submesh of this request's shapes fits off the avoided rectangle
-        bits = self._bits
-        if kept[3] is bits:
-            off = kept[4]  # the same frozen mask on the same free mask (no grant or release since)
-        else:
-            off = bits & ~kept[1]
-            if kept is self._off:
-                self._off = (avoid, kept[1], rect, bits, off)
+        off = self._free_off(kept)  # the free bits off the avoided nodes
         for w, h in shapes:
             if self._first_in(off, w, h) is not None:
                 break
         else:
             return None  # no free submesh at all stays off the avoided nodes
-        avoided = kept[1]
+        avoided, bits = kept[1], self._bits
         while True:
             for w, h in shapes:
                 base = self._first_in(bits, w, h)

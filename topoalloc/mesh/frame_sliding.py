@@ -242,13 +242,7 @@ class FrameSliding(MeshAllocator):
             x0, y0, x1, y1 = rect
             if not (w <= x0 or (self.width // w - 1) * w >= x1 or h <= y0 or (self.height // h - 1) * h >= y1):
                 return None  # no frame of this shape stays off the avoided rectangle
-        bits = self._bits
-        if kept[3] is bits:
-            off = kept[4]  # the same frozen mask on the same free mask (no grant or release since)
-        else:
-            off = bits & ~kept[1]
-            if kept is self._off:
-                self._off = (avoid, kept[1], rect, bits, off)
+        off = self._free_off(kept)  # the free bits off the avoided nodes
         p = self._first_free(off, w, h)
         return None if p is None else self._register(*self._take(p, w, h))
 
