@@ -35,7 +35,8 @@ The machine draws a machine from the given strategy, then runs random ``allocate
   touches no avoided node;
 * ``place_in`` on a random free mask changes nothing, returns a placement exactly when the oracle
   finds one on that mask (and when the generic default does), and what it returns is a region the
-  oracle recognises, inside the mask, of the request's size;
+  oracle recognises, inside the mask, of the request's size; an allocator's own ``place_in_bits``
+  answers on the mask's bits exactly as the default does (:func:`place_in_bits_differs`);
 * ``covers(failed, request)``: when it says so, ``request`` finds no placement on a free mask on
   which ``failed`` found none.
 
@@ -86,6 +87,7 @@ __all__ = [
     "bad_requests",
     "free_mask",
     "check_region",
+    "place_in_bits_differs",
     "perfect_submesh",
     "perfect_box",
     "first_box",
@@ -290,6 +292,35 @@ def free_mask(allocator: Allocator) -> np.ndarray:
     """Boolean free mask from the allocator's occupancy view (2D on a mesh)."""
     free: np.ndarray = np.asarray(allocator.occupancy) == 0
     return free
+
+
+def place_in_bits_differs(allocator: Allocator, request: Any, free: int,
+                          method: Callable[[Allocator, Any, int], np.ndarray | None] | None = None) -> str | None:
+    """Why ``method`` (default: the allocator's own :meth:`~topoalloc.Allocator.place_in_bits`)
+    answers ``request`` on the free nodes ``free`` (bit ``i``: node ``i``) otherwise than the
+    generic default does (the bits made a mask for :meth:`~topoalloc.Allocator.place_in`), or
+    ``None`` when the answers are the same: both ``None``, or the same node ids in the same order
+    and of the same dtype. For allocators that search the integer directly (an override must be
+    exact: a reservation profile builds on it), and for checking that a deliberately broken
+    ``method`` is told apart. O(one answer of each).
+
+    >>> from topologies import Hypercube
+    >>> from topoalloc import Buddy
+    >>> place_in_bits_differs(Buddy(Hypercube(3)), 2, 0b11111011) is None
+    True
+    >>> place_in_bits_differs(Buddy(Hypercube(3)), 2, 0b11111011, lambda a, k, f: None)
+    'place_in_bits(2) on 0b11111011: None, the default [4, 5, 6, 7]'
+    """
+    want = Allocator.place_in_bits(allocator, request, free)
+    got = (method or type(allocator).place_in_bits)(allocator, request, free)
+    if got is None and want is None:
+        return None
+    if got is not None and want is not None and got.dtype == want.dtype and got.tolist() == want.tolist():
+        return None
+    def shown(a: np.ndarray | None) -> str:
+        return "None" if a is None else f"{a.tolist()}" + ("" if a.dtype == np.int64 else f" ({a.dtype})")
+
+    return f"place_in_bits({request!r}) on {bin(free)}: {shown(got)}, the default {shown(want)}"
 
 
 def check_region(allocator: Allocator, allocation: Allocation) -> None:
@@ -903,6 +934,11 @@ class AllocatorMachine(RuleBasedStateMachine):
             assert (got is not None) == bool(self._oracle(a, free.reshape(shape), request)), (
                 f"place_in({request!r}) = {got!r}, but the oracle says otherwise on\n{free.reshape(shape)}"
             )
+        if type(a).place_in_bits is not Allocator.place_in_bits:  # an override answers as the default
+            bits = int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little")
+            why = place_in_bits_differs(a, request, bits)
+            assert why is None, why
+            assert _observable(a) == state, "place_in_bits changed the allocator"
         if got is not None:
             got = np.asarray(got)
             assert np.all(np.diff(got) > 0) and free[got].all(), f"place_in({request!r}) left the mask: {got}"
