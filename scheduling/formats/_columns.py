@@ -413,7 +413,11 @@ def _split_fields(data: np.ndarray, sep: int, width: int,
     """``(starts, ends)``, two ``(lines, width)`` arrays: the fields of every line of ``data`` (bytes
     as uint8, each line ending with a newline, the last one too) when every line has exactly
     ``width`` fields separated by the byte ``sep``; ``None`` otherwise (the caller then reads line
-    by line and reports the bad lines). A field is ``data[starts[i, k]:ends[i, k]]``.
+    by line and reports the bad lines). A field is ``data[starts[i, k]:ends[i, k]]``. Both arrays
+    are column-major (views of ``(width, lines)`` arrays), so that a column ``starts[:, k]``, which
+    the readers take one at a time, is contiguous: made by one transposing copy of the separators'
+    positions (about 1 ms for 95,000 lines of 10 fields), it saves a strided pass over the table in
+    each later per-column step (0.3 ms each, dozens of them).
     ``line_ends``: where the newlines of ``data`` are, ascending, when the caller knows them (then
     only the separators are looked for, and each line's ``width - 1`` of them checked to lie
     between its newline and the one before). O(bytes).
@@ -430,24 +434,24 @@ def _split_fields(data: np.ndarray, sep: int, width: int,
         bounds = np.flatnonzero(data == sep)
         if bounds.size != lines * (width - 1):
             return None
-        seps = bounds.reshape(lines, width - 1)
-        if lines and not ((seps[:, -1] < line_ends).all() and (seps[1:, 0] > line_ends[:-1]).all()):
-            return None
-        ends = np.empty((lines, width), dtype=np.int64)
-        ends[:, :-1] = seps
-        ends[:, -1] = line_ends
+        ends_t = np.empty((width, lines), dtype=np.int64)  # column-major: a row per field
+        ends_t[:-1] = bounds.reshape(lines, width - 1).T
+        if lines and not ((ends_t[-2] < line_ends).all() and (ends_t[0, 1:] > line_ends[:-1]).all()):
+            return None  # a line's separators not between its newline and the one before
+        ends_t[-1] = line_ends
     else:
         newline = data == 10
         lines = int(np.count_nonzero(newline))
         bounds = np.flatnonzero(newline | (data == sep))
         if bounds.size != lines * width or (lines and not newline[bounds[width - 1::width]].all()):
             return None
-        ends = bounds.reshape(lines, width)
-    starts = np.empty_like(ends)
-    starts[:, 1:] = ends[:, :-1] + 1
-    starts[:1, 0] = 0
-    starts[1:, 0] = ends[:-1, -1] + 1
-    return starts, ends
+        ends_t = np.empty((width, lines), dtype=np.int64)
+        ends_t[:] = bounds.reshape(lines, width).T
+    starts_t = np.empty_like(ends_t)
+    np.add(ends_t[:-1], 1, out=starts_t[1:])
+    starts_t[0, :1] = 0
+    np.add(ends_t[-1, :-1], 1, out=starts_t[0, 1:])
+    return starts_t.T, ends_t.T
 
 
 def _gather(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, sep: int = 10) -> np.ndarray:

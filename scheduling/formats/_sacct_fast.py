@@ -333,38 +333,42 @@ def _skipped_lines(rows: list[int], codes: list[int], reasons: Sequence[str], no
     builds jobs; immutable entries, so no check is skipped), by the constructor if
     :class:`~scheduling.workloads.SkippedLine` changes shape. O(rows)."""
     details: list[str] = [""] * len(rows)
-    groups: dict[int, list[int]] = {}
-    for k, code in enumerate(codes):
-        groups.setdefault(code, []).append(k)
+    # the positions of each reason (one numpy comparison per reason present; all of them for one)
+    code_at = np.asarray(codes, dtype=np.int64)
+    present = np.unique(code_at).tolist()
+    groups = {code: np.flatnonzero(code_at == code).tolist() if len(present) > 1 else None for code in present}
     for code, ks in groups.items():
-        at = [rows[k] for k in ks]
-        jobs = [f"job {j}" for j in column("JobID", at)]
+        at = rows if ks is None else [rows[k] for k in ks]
+        jobs = column("JobID", at)
         r = reasons[code]
         made: list[str]
         if r in _BY_STATE or code == not_started:
-            made = [f"{j}: State = {s!r}" for j, s in zip(jobs, column("State", at), strict=True)]
+            made = [f"job {j}: State = {s!r}" for j, s in zip(jobs, column("State", at), strict=True)]
         elif code == no_start:
-            made = [f"{j}: State = {s!r}, Start = {b!r}, NodeList = {e!r}"
+            made = [f"job {j}: State = {s!r}, Start = {b!r}, NodeList = {e!r}"
                     for j, s, b, e in zip(jobs, column("State", at), column("Start", at), column("NodeList", at),
                                           strict=True)]
         elif r == "other partition":
-            made = [f"{j}: Partition = {p!r}" for j, p in zip(jobs, column("Partition", at), strict=True)]
+            made = [f"job {j}: Partition = {p!r}" for j, p in zip(jobs, column("Partition", at), strict=True)]
         elif r in _TIMES:
-            made = [f"{j}: Submit = {a!r}, Start = {b!r}, End = {c!r}"
+            made = [f"job {j}: Submit = {a!r}, Start = {b!r}, End = {c!r}"
                     for j, a, b, c in zip(jobs, column("Submit", at), column("Start", at), column("End", at),
                                           strict=True)]
         elif r == "non-integer field":
-            made = [f"{j}: NNodes = {v!r}" for j, v in zip(jobs, column("NNodes", at), strict=True)]
+            made = [f"job {j}: NNodes = {v!r}" for j, v in zip(jobs, column("NNodes", at), strict=True)]
         elif r == "bad time limit":
-            made = [f"{j}: Timelimit = {v!r}" for j, v in zip(jobs, column("Timelimit", at), strict=True)]
+            made = [f"job {j}: Timelimit = {v!r}" for j, v in zip(jobs, column("Timelimit", at), strict=True)]
         elif r in ("node count mismatch", "repeated node"):
-            made = [f"{j}: NNodes = {v}, NodeList = {e!r} ({c} nodes)"
+            made = [f"job {j}: NNodes = {v}, NodeList = {e!r} ({c} nodes)"
                     for j, v, e, c in zip(jobs, column("NNodes", at), column("NodeList", at), node_counts(at),
                                           strict=True)]
         elif r == "too large for the machine":
-            made = [f"{j}: NNodes = {v} > {size}" for j, v in zip(jobs, column("NNodes", at), strict=True)]
+            made = [f"job {j}: NNodes = {v} > {size}" for j, v in zip(jobs, column("NNodes", at), strict=True)]
         else:
-            made = [f"{j}: id {i} repeats an earlier job's" for j, i in zip(jobs, ids[at].tolist(), strict=True)]
+            made = [f"job {j}: id {i} repeats an earlier job's" for j, i in zip(jobs, ids[at].tolist(), strict=True)]
+        if ks is None:
+            details = made
+            break
         for k, d in zip(ks, made, strict=True):
             details[k] = d
     lines = [line_of[i] for i in rows]

@@ -187,10 +187,12 @@ def _civil_seconds(cells: np.ndarray) -> np.ndarray | None:
     d8 -= np.uint8(48)  # below '0' wraps round
     if (d8 > 9).any():
         return None
-    d = d8.astype(np.int32)
-    d10 = d[:, 0::2] * 10 + d[:, 1::2]  # the two-digit groups: century, year, month, day, hour, minute, second
-    y = d10[:, 0] * 100 + d10[:, 1]
-    m, day, hh, mm, ss = d10[:, 2], d10[:, 3], d10[:, 4], d10[:, 5], d10[:, 6]
+    # the two-digit groups (century, year, month, day, hour, minute, second), a row each: made in
+    # uint8 (at most 99) over the digits' rows (``d8.T``, a row per place), then widened once
+    places = d8.T
+    d10 = (places[0::2] * np.uint8(10) + places[1::2]).astype(np.int32)
+    y = d10[0] * 100 + d10[1]
+    m, day, hh, mm, ss = d10[2], d10[3], d10[4], d10[5], d10[6]
     if not y.size:
         return np.zeros(0, dtype=np.int64)
     y0 = int(y.min())

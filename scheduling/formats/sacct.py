@@ -419,11 +419,10 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
         size = topology.size
     data, name = _read_raw(source)
     report = SacctReport()
-    table: _Table | None = _byte_table(data, name, report) if isinstance(data, bytes) else None
+    table: _Table | None = _byte_table(data, name, report) if not isinstance(data, str) else None
     if table is None:  # anything but a well-formed dump: line by line, every odd line reported
         report = SacctReport()
-        table = _line_table(data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data, name,
-                            report)
+        table = _line_table(data if isinstance(data, str) else str(data, "utf-8", "replace"), name, report)
     report.source = os.path.basename(name)
     header = table.header
     col = table.col
@@ -444,7 +443,8 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     reason = np.zeros(n, dtype=np.int8)
 
     def mark(mask: np.ndarray, code: int) -> None:
-        reason[(reason == 0) & mask] = code
+        if mask.any():  # most reasons mark no row: one pass, not three
+            reason[(reason == 0) & mask] = code
 
     def per_row(values: list[Any], codes: np.ndarray, dtype: Any) -> np.ndarray:
         return np.array(values, dtype=dtype)[codes]
@@ -518,6 +518,7 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
             seen.add(int(ids[i]))
     # the report
     skipped = np.flatnonzero(reason).tolist()
+    ordered = not report.skipped  # only this reader's entries, made in the order of the rows: by line already
     if skipped:
         coded = {"State": (st_code, st_text), "NodeList": (nl_code, nl_text), "Partition": (pa_code, pa_text)}
 
@@ -537,14 +538,16 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
                                              table.raw(skipped, many=len(skipped) * 2 < n)))
     keep = np.flatnonzero(reason == 0)
     if not keep.size:
-        report.skipped.sort(key=_line)
+        if not ordered:
+            report.skipped.sort(key=_line)
         return SacctTrace([], [], header, report, size, topology, None)
     t0 = np.datetime64(origin, "s") if origin is not None else submit[keep].min()
     base = t0.astype(np.int64)
     arrival = (sub_i[keep] - base).astype(float)
-    order = np.argsort(arrival, kind="stable")
     report.reordered = int(np.count_nonzero(np.diff(arrival) < 0))
-    keep, arrival = keep[order], arrival[order]
+    if report.reordered:  # else in order already: the stable sort would leave every job in its place
+        order = np.argsort(arrival, kind="stable")
+        keep, arrival = keep[order], arrival[order]
     wait = (start_i[keep] - sub_i[keep]).astype(float).tolist()
     runtime = (end_i[keep] - start_i[keep]).astype(float)
     request_for = getattr(topology, "request_for", None)
@@ -552,7 +555,10 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     sizes = nnodes[keep].tolist()
     requests = sizes
     if request_for is not None:
-        made = {v: request_for(v) for v in np.unique(nnodes[keep]).tolist()}
+        kept_counts = nnodes[keep]  # at least 1 each (else skipped); the distinct ones, ascending:
+        top = int(kept_counts.max())  # a count table when they are small (O(jobs + top), not a sort)
+        distinct = np.flatnonzero(np.bincount(kept_counts)) if top <= 4 * keep.size + 4096 else np.unique(kept_counts)
+        made = {v: request_for(v) for v in distinct.tolist()}
         if not all(r.__class__ is int and r == v for v, r in made.items()):  # a count asks for itself: sizes
             requests = list(map(made.__getitem__, sizes))
     # per kept job, the shared objects of its distinct values (a float or None limit: "bad" is not kept)
@@ -573,7 +579,8 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
     records = table.raw(idx)
     report.jobs = len(jobs)
     report.states = _state_counts(kept_codes, st_norm)
-    report.skipped.sort(key=_line)
+    if not ordered:
+        report.skipped.sort(key=_line)
     return SacctTrace(jobs, records, header, report, size, topology, str(t0))
 
 
@@ -824,7 +831,7 @@ def _byte_table(raw: bytes, name: str, report: SacctReport) -> _ByteTable | None
         return None
     ascii = bool(np.frombuffer(raw, dtype=np.uint8).max(initial=0) < 128)  # raw.isascii(), a SIMD reduction
     if not ascii:
-        text = raw.decode("utf-8", errors="replace")
+        text = str(raw, "utf-8", "replace")
         if "\x85" in text or "\u2028" in text or "\u2029" in text:
             return None
     head = first.decode("utf-8", errors="replace")

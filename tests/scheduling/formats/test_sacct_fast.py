@@ -248,3 +248,52 @@ def test_fields_split_with_known_line_ends_are_the_fields_split_without(lines, w
     assert (got is None) == (want is None)
     if got is not None:
         assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def _outcome(read):
+    """What a read gives: its jobs, records and report (test_sacct._as_compared), or its error's type."""
+    try:
+        return _as_compared(read())
+    except Exception as exc:  # noqa: BLE001 -- the error's type is the outcome compared
+        return type(exc)
+
+
+@pytest.mark.parametrize("variant", ["as written", "no last newline", "header only", "empty", "not ascii",
+                                     "crlf", "gzipped"])
+def test_a_path_reads_as_its_bytes_from_an_open_file(tmp_path, variant):
+    """A path and an open binary file of the same bytes read alike (the same jobs, records, report
+    and errors), for the quirky dump of test_sacct and its odd shapes (the byte-table path and the
+    line reader, gzip, an empty file)."""
+    from .test_sacct import TOPOLOGY_CONF, dump
+
+    tree = read_slurm_topology_conf(TOPOLOGY_CONF)
+    text = dump()
+    data = {"as written": text.encode(), "no last newline": text.rstrip("\n").encode(),
+            "header only": text.split("\n", 1)[0].encode() + b"\n", "empty": b"",
+            "not ascii": text.replace("|sim|", "|s\u00efm|").encode(),
+            "crlf": text.replace("\n", "\r\n").encode(), "gzipped": __import__("gzip").compress(text.encode())}[variant]
+    path = tmp_path / "site.sacct"
+    path.write_bytes(data)
+    raw, _ = sacct_module._read_raw(path)
+    assert raw == (text.encode() if variant == "gzipped" else data)
+    got = _outcome(lambda: read_sacct(path, tree))
+    want = _outcome(lambda: read_sacct(io.BytesIO(data), tree))
+    assert got == want
+    if variant in ("as written", "no last newline", "not ascii"):
+        assert len(got[0]) == 9  # the kept jobs of test_sacct.LINES
+
+
+def test_fields_are_split_into_contiguous_columns():
+    """_columns._split_fields returns its (lines, width) tables column-major, so that a column the
+    readers take (starts[:, k]) is one contiguous array; the values are the fields' bounds."""
+    from scheduling.formats._columns import _split_fields
+
+    data = np.frombuffer(b"a|bc|d\n|e|fg\nhh|i|\n", dtype=np.uint8)
+    for line_ends in (None, np.flatnonzero(data == 10)):
+        starts, ends = _split_fields(data, ord("|"), 3, line_ends)
+        assert starts.shape == ends.shape == (3, 3)
+        assert all(starts[:, k].flags.c_contiguous and ends[:, k].flags.c_contiguous for k in range(3))
+        text = data.tobytes().decode()
+        assert [[text[a:b] for a, b in zip(s, e, strict=True)] for s, e in zip(starts.tolist(), ends.tolist(),
+                                                                              strict=True)] == \
+            [line.split("|") for line in text.splitlines()]
