@@ -67,6 +67,7 @@ from topologies import Box, Flat, Hypercube, Mesh, RequestError, Subcube, Submes
 
 from .base import Allocation, Allocator
 from .errors import DoubleReleaseError, ForeignAllocationError
+from .testing_answers import place_in_bits_differs
 from .testing_trees import (
     bad_tree_requests,
     switch_trees,
@@ -292,35 +293,6 @@ def free_mask(allocator: Allocator) -> np.ndarray:
     """Boolean free mask from the allocator's occupancy view (2D on a mesh)."""
     free: np.ndarray = np.asarray(allocator.occupancy) == 0
     return free
-
-
-def place_in_bits_differs(allocator: Allocator, request: Any, free: int,
-                          method: Callable[[Allocator, Any, int], np.ndarray | None] | None = None) -> str | None:
-    """Why ``method`` (default: the allocator's own :meth:`~topoalloc.Allocator.place_in_bits`)
-    answers ``request`` on the free nodes ``free`` (bit ``i``: node ``i``) otherwise than the
-    generic default does (the bits made a mask for :meth:`~topoalloc.Allocator.place_in`), or
-    ``None`` when the answers are the same: both ``None``, or the same node ids in the same order
-    and of the same dtype. For allocators that search the integer directly (an override must be
-    exact: a reservation profile builds on it), and for checking that a deliberately broken
-    ``method`` is told apart. O(one answer of each).
-
-    >>> from topologies import Hypercube
-    >>> from topoalloc import Buddy
-    >>> place_in_bits_differs(Buddy(Hypercube(3)), 2, 0b11111011) is None
-    True
-    >>> place_in_bits_differs(Buddy(Hypercube(3)), 2, 0b11111011, lambda a, k, f: None)
-    'place_in_bits(2) on 0b11111011: None, the default [4, 5, 6, 7]'
-    """
-    want = Allocator.place_in_bits(allocator, request, free)
-    got = (method or type(allocator).place_in_bits)(allocator, request, free)
-    if got is None and want is None:
-        return None
-    if got is not None and want is not None and got.dtype == want.dtype and got.tolist() == want.tolist():
-        return None
-    def shown(a: np.ndarray | None) -> str:
-        return "None" if a is None else f"{a.tolist()}" + ("" if a.dtype == np.int64 else f" ({a.dtype})")
-
-    return f"place_in_bits({request!r}) on {bin(free)}: {shown(got)}, the default {shown(want)}"
 
 
 def check_region(allocator: Allocator, allocation: Allocation) -> None:
