@@ -593,11 +593,7 @@ def _factorize(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     if padded is None:
         return None
     lens, words = padded
-    h = lens.astype(np.uint64)
-    for j in range(words.shape[1]):
-        h *= _MIX
-        h ^= words[:, j]
-        h ^= h >> np.uint64(29)
+    h = _field_hashes(lens, words.T)
     peeled = _peel(h, _FEW)
     if peeled is not None:
         codes, first = peeled
@@ -611,6 +607,18 @@ def _factorize(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     if not ((lens[rep] == lens).all() and (words[rep] == words).all()):
         return None
     return codes, first
+
+
+def _field_hashes(lens: np.ndarray, columns: Iterable[np.ndarray]) -> np.ndarray:
+    """One 64-bit hash per field from its length and its bytes as 64-bit words (``columns``: the
+    fields' first words, then their second words...): a multiply by :data:`_MIX`, an xor of the
+    word and a shift-xor per word (:func:`_factorize`'s mixing). O(fields x words)."""
+    h = lens.astype(np.uint64)
+    for w in columns:
+        h *= _MIX
+        h ^= w
+        h ^= h >> np.uint64(29)
+    return h
 
 
 _FEW = 8  # a column of at most this many distinct values is factorized by peeling them off one by one

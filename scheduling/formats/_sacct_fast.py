@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..workloads import SkippedLine
-from ._columns import _padded_words, _rows_at
+from ._columns import _field_hashes, _padded_words, _rows_at
 from .swf_read import _swar8
 
 # -- step lines --------------------------------------------------------------------------------------
@@ -131,8 +131,7 @@ def _first_uses(codes: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     return used[order], first[order]
 
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multipliers (the golden ratio's fraction; splitmix64's)
-_MIX2 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0xBF58476D1CE4E5B9)  # an odd 64-bit multiplier (splitmix64's), to hash a row anew
 
 
 def _factorize_table(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
@@ -164,11 +163,7 @@ def _factorize_table(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
         return None
     lens, cells = padded
     words = [np.ascontiguousarray(w) for w in cells.T]
-    key = lens.astype(np.uint64)
-    for w in words:
-        key *= _MIX
-        key ^= w
-        key ^= key >> np.uint64(29)
+    key = _field_hashes(lens, words)
     bits = max(4, (2 * n - 1).bit_length())
     shift = np.uint64(64 - bits)
     table = np.empty(1 << bits, dtype=np.int64)  # only the slots written in a round are read in it

@@ -186,7 +186,7 @@ def test_a_table_of_colliding_hashes_never_merges_values(monkeypatch):
     slot, so each round of the table finds one of them (the slot's row) and leaves the others for
     the next round; all are numbered exactly, and beyond 8 such values the table declines (None)
     rather than merge any."""
-    from scheduling.formats import _sacct_fast
+    from scheduling.formats import _columns, _sacct_fast
 
     def run(texts):
         data = np.frombuffer(("|".join(texts) + "|").encode(), dtype=np.uint8)
@@ -194,7 +194,7 @@ def test_a_table_of_colliding_hashes_never_merges_values(monkeypatch):
         starts = np.cumsum(lens + 1) - (lens + 1)
         return _sacct_fast._factorize_table(data, starts, starts + lens)
 
-    monkeypatch.setattr(_sacct_fast, "_MIX", np.uint64(0))
+    monkeypatch.setattr(_columns, "_MIX", np.uint64(0))  # the fields' hash (_columns._field_hashes)
     codes, first = run(["aaaaaaaaX", "bbbbbbbbX", "aaaaaaaaX", "c", "ccccccccX"])
     assert codes.tolist() == [0, 1, 0, 2, 3] and first.tolist() == [0, 1, 3, 4]
     assert run([f"{k}" * 8 + "X" for k in range(9)]) is None
