@@ -94,6 +94,30 @@ class MeshAllocator(Allocator):
     _bits: int
     _off: tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int] | None
 
+    def _avoided(self, avoid: np.ndarray) -> tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]:
+        """``(avoid, its bits in the layout of the free bits, the rectangle (x0, y0, x1, y1) its nodes
+        are or None, None, 0)``; kept in :attr:`_off` when ``avoid`` is frozen (the last two then
+        become the free bits and the free bits off ``avoid`` once computed, :meth:`_free_off`; the
+        rectangle is looked for only then, once per mask). The layout is the subclass's:
+        :meth:`_avoid_bits` converts the mask, :meth:`_avoid_rect` finds the rectangle."""
+        avoided = self._frozen(avoid, "avoid bits", self._avoid_bits)
+        memo = self._frozen_memo
+        frozen = memo is not None and memo[0] is avoid
+        got = (avoid, avoided, self._avoid_rect(avoided) if frozen and avoided else None, None, 0)
+        if frozen:
+            self._off = got
+        return got
+
+    def _avoid_bits(self, avoid: np.ndarray) -> int:
+        """A node mask as an integer in the layout of :attr:`_bits` (allocators that keep them)."""
+        raise NotImplementedError
+
+    def _avoid_rect(self, avoided: int) -> tuple[int, int, int, int] | None:
+        """The rectangle ``(x0, y0, x1, y1)`` the nodes of ``avoided`` (non-zero, in the layout of
+        :attr:`_bits`) are exactly, or ``None``: its lowest and highest set bits bound it, and it is
+        one exactly when its bits equal those of the bounded block."""
+        raise NotImplementedError
+
     def _free_off(self, kept: tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]) -> int:
         """The free bits off the avoided mask ``kept`` (as its allocator's ``_avoided`` gives it):
         the last answer's while no grant or release changed the free bits (the integer is a new

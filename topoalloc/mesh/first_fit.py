@@ -105,28 +105,17 @@ class FirstFit(ZhuAllocator):
                 return self._register(*self._grant(x, y, w, h))
             bits &= ~block
 
-    def _avoided(self, avoid: np.ndarray) -> tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]:
-        """``(avoid, its bits in the layout of the free mask, the rectangle (x0, y0, x1, y1) its
-        nodes are or None, None, 0)``; kept in :attr:`_off` when ``avoid`` is frozen (the last two
-        then become the free mask and the free bits off ``avoid`` once computed). The rectangle is
-        found once per mask: its lowest and highest set bits bound it, and it is one exactly when
-        its bits equal those of the bounded block."""
-        avoided = self._frozen(avoid, "zhu bits", self._mask_bits)
-        memo = self._frozen_memo
-        frozen = memo is not None and memo[0] is avoid
-        rect = None
-        if frozen and avoided:
-            stride = self._stride
-            y0, c0 = divmod((avoided & -avoided).bit_length() - 1, stride)
-            y1, c1 = divmod(avoided.bit_length() - 1, stride)
-            if c1 >= c0 and avoided == self._block(c0 - 1, y0, c1 - c0 + 1, y1 - y0 + 1):
-                rect = (c0 - 1, y0, c1, y1 + 1)
-        got = (avoid, avoided, rect, None, 0)
-        if frozen:
-            self._off = got
-        return got
+    def _avoid_rect(self, avoided: int) -> tuple[int, int, int, int] | None:
+        """:meth:`MeshAllocator._avoid_rect` in Zhu's layout (rows of ``_stride`` bits, a guard
+        column first)."""
+        stride = self._stride
+        y0, c0 = divmod((avoided & -avoided).bit_length() - 1, stride)
+        y1, c1 = divmod(avoided.bit_length() - 1, stride)
+        if c1 >= c0 and avoided == self._block(c0 - 1, y0, c1 - c0 + 1, y1 - y0 + 1):
+            return (c0 - 1, y0, c1, y1 + 1)
+        return None
 
-    def _mask_bits(self, mask: np.ndarray) -> int:
+    def _avoid_bits(self, mask: np.ndarray) -> int:
         """A flat node mask in the layout of :meth:`_free_bits`."""
         return self._bits_of(mask.reshape(self.height, self.width))
 

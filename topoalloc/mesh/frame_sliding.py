@@ -246,31 +246,22 @@ class FrameSliding(MeshAllocator):
         p = self._first_free(off, w, h)
         return None if p is None else self._register(*self._take(p, w, h))
 
-    def _avoided(self, avoid: np.ndarray) -> tuple[np.ndarray, int, tuple[int, int, int, int] | None, int | None, int]:
-        """``(avoid, its bits, the rectangle (x0, y0, x1, y1) its nodes are or None, None, 0)``;
-        kept in :attr:`_off` when ``avoid`` is frozen (the last two then become the free mask
-        and the free bits off ``avoid`` once computed; the rectangle is looked for only then).
-        The rectangle is found once per mask: its lowest and highest set bits bound it, and it is
-        one exactly when its bits equal those of the bounded block."""
-        avoided = self._frozen(avoid, "bits", _bits)
-        memo = self._frozen_memo
-        frozen = memo is not None and memo[0] is avoid
-        rect = None
-        if frozen and avoided:
-            W = self.width
-            y0, x0 = divmod((avoided & -avoided).bit_length() - 1, W)
-            y1, x1 = divmod(avoided.bit_length() - 1, W)
-            x1 += 1
-            y1 += 1
-            if x1 > x0:
-                rows = ((1 << ((y1 - y0) * W)) - 1) // ((1 << W) - 1)  # bit 0 of each of the rows
-                if avoided == (rows * ((1 << (x1 - x0)) - 1)) << (y0 * W + x0):
-                    rect = (x0, y0, x1, y1)
-        got = (avoid, avoided, rect, None, 0)
-        if frozen:
-            self._off = got
-        return got
+    def _avoid_bits(self, avoid: np.ndarray) -> int:
+        """The mask's bits, node ``i`` at bit ``i`` (the layout of :attr:`_bits`)."""
+        return _bits(avoid)
 
+    def _avoid_rect(self, avoided: int) -> tuple[int, int, int, int] | None:
+        """:meth:`MeshAllocator._avoid_rect` on rows of ``width`` bits."""
+        W = self.width
+        y0, x0 = divmod((avoided & -avoided).bit_length() - 1, W)
+        y1, x1 = divmod(avoided.bit_length() - 1, W)
+        x1 += 1
+        y1 += 1
+        if x1 > x0:
+            rows = ((1 << ((y1 - y0) * W)) - 1) // ((1 << W) - 1)  # bit 0 of each of the rows
+            if avoided == (rows * ((1 << (x1 - x0)) - 1)) << (y0 * W + x0):
+                return (x0, y0, x1, y1)
+        return None
 
 def _bits(mask: np.ndarray) -> int:
     """A boolean node mask (flat, or ``(height, width)``) as an integer, node ``i`` at bit ``i``."""
