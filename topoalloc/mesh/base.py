@@ -99,7 +99,11 @@ class MeshAllocator(Allocator):
         are or None, None, 0)``; kept in :attr:`_off` when ``avoid`` is frozen (the last two then
         become the free bits and the free bits off ``avoid`` once computed, :meth:`_free_off`; the
         rectangle is looked for only then, once per mask). The layout is the subclass's:
-        :meth:`_avoid_bits` converts the mask, :meth:`_avoid_rect` finds the rectangle."""
+        :meth:`_avoid_bits` converts the mask, :meth:`_avoid_rect` finds the rectangle. The mask kept
+        in :attr:`_off` is answered from there (O(1))."""
+        kept = self._off
+        if kept is not None and kept[0] is avoid:
+            return kept
         avoided = self._frozen(avoid, "avoid bits", self._avoid_bits)
         memo = self._frozen_memo
         frozen = memo is not None and memo[0] is avoid

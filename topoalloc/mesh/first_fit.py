@@ -73,9 +73,7 @@ class FirstFit(ZhuAllocator):
         else:
             request = self.validate(request)
         shapes = self._orientations(request)
-        kept = self._off
-        if kept is None or kept[0] is not avoid:
-            kept = self._avoided(avoid)
+        kept = self._avoided(avoid)
         rect = kept[2]
         if rect is not None:
             x0, y0, x1, y1 = rect

@@ -234,9 +234,7 @@ class FrameSliding(MeshAllocator):
             w, h = self.validate(request)
         if w * h > self._free:
             return None
-        kept = self._off
-        if kept is None or kept[0] is not avoid:
-            kept = self._avoided(avoid)
+        kept = self._avoided(avoid)
         rect = kept[2]
         if rect is not None:
             x0, y0, x1, y1 = rect
