@@ -119,7 +119,7 @@ import gzip
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -216,14 +216,34 @@ class SacctTrace(SWFTrace):
     """An ``sacct`` dump as jobs: a workload for :func:`~scheduling.simulate` and a sequence of
     :class:`~scheduling.kernel.jobs.Job` (an :class:`~scheduling.workloads.SWFTrace` in all but its
     source). ``records`` holds each kept job's line as read (``columns`` names its fields),
-    ``topology`` the tree its nodes were mapped on, ``origin`` the time that is 0 (ISO text)."""
+    ``topology`` the tree its nodes were mapped on, ``origin`` the time that is 0 (ISO text).
 
-    def __init__(self, jobs: list[Job], records: list[str], columns: tuple[str, ...],
-                 report: SacctReport, machine_size: int | None, topology: Any, origin: str | None) -> None:
+    A dump read from its bytes decodes ``records`` when they are first asked for (``unread``: the
+    function that makes them), as :class:`~scheduling.formats.batsim.BatsimWorkload` parses its
+    ``document``: most replays never look at the lines, and decoding a third of a dump's bytes
+    into strings is a tenth of its reading."""
+
+    def __init__(self, jobs: list[Job], records: list[str] | None, columns: tuple[str, ...],
+                 report: SacctReport, machine_size: int | None, topology: Any, origin: str | None,
+                 unread: Callable[[], list[str]] | None = None) -> None:
         super().__init__(jobs, records, SWFHeader(), report, machine_size)  # type: ignore[arg-type]
         self.columns = columns
         self.topology = topology
         self.origin = origin
+        self._unread = unread
+
+    @property  # type: ignore[override]
+    def records(self) -> list[str]:
+        """Each kept job's line as read, aligned with the jobs."""
+        if self._unread is not None:
+            self._records = self._unread()
+            self._unread = None
+        return self._records
+
+    @records.setter  # type: ignore[override]
+    def records(self, value: list[str] | None) -> None:
+        self._records = value  # type: ignore[assignment]
+        self._unread = None
 
     def __repr__(self) -> str:
         return f"<SacctTrace {self.report.source} {len(self)} jobs on {self.machine_size} nodes>"
@@ -535,7 +555,7 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
 
         report.skipped.extend(_skipped_lines(skipped, reason[skipped].tolist(), _REASONS, _R_NOT_STARTED, _R_NO_START,
                                              column, node_counts, ids, size, line_of,
-                                             table.raw(skipped, many=len(skipped) * 2 < n)))
+                                             table.raw(skipped)))
     keep = np.flatnonzero(reason == 0)
     if not keep.size:
         if not ordered:
@@ -576,12 +596,11 @@ def _read_sacct(source: str | os.PathLike | IO, topology: Any, states: Iterable[
              for w, nd, j, st, pa, ln in zip(wait, kept_nodes, slurm_ids, states, partitions, lines, strict=True)]
     jobs = _make_jobs(ids[keep].tolist(), arrival.tolist(), requests, runtime.tolist(), estimates, sizes, attrs,
                       arrays=(arrival, runtime))
-    records = table.raw(idx)
     report.jobs = len(jobs)
     report.states = _state_counts(kept_codes, st_norm)
     if not ordered:
         report.skipped.sort(key=_line)
-    return SacctTrace(jobs, records, header, report, size, topology, str(t0))
+    return SacctTrace(jobs, None, header, report, size, topology, str(t0), table.raw_later(idx))
 
 
 class _Table:
@@ -642,6 +661,11 @@ class _Table:
     def raw(self, rows: list[int], *, many: bool = False) -> list[str]:
         """The lines at ``rows`` as read (``many``: a hint that most rows' lines will be asked for)."""
         return [self.raw_lines[i] for i in rows]
+
+    def raw_later(self, rows: list[int]) -> Callable[[], list[str]]:
+        """A function giving :meth:`raw` of ``rows`` (here made now: the lines are strings already)."""
+        lines = self.raw(rows)
+        return lambda: lines
 
 
 def _codes(strings: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -807,15 +831,37 @@ class _ByteTable(_Table):
             at = np.asarray(rows, dtype=np.int64)
             return _field_strings(self.data, self.line_starts[at], self.line_ends[at], "replace")
         if self._lines is None:  # many: the whole body decoded and split once
-            lines = str(np.ascontiguousarray(self.data).data, "utf-8", "replace").split("\n")  # no copy
-            if self.line_index is None:
-                del lines[self.n:]  # the empty string after the last newline
-                self._lines = lines
-            else:
-                self._lines = _picker(self.line_index)(lines) if self.n else []
-            if self.parsable1:
-                self._lines = [ln[:-1] for ln in self._lines]
+            self._lines = _body_lines(self.data, self.line_index, self.n, self.parsable1)
         return _picker(rows)(self._lines) if rows else []
+
+    def raw_later(self, rows: list[int]) -> Callable[[], list[str]]:
+        """A function giving :meth:`raw` of ``rows``: when most rows' lines are asked for and the
+        body is not decoded yet, it decodes them when called, keeping only the bytes (not the
+        fields' positions) until then; otherwise the lines are made now."""
+        if self._lines is not None or len(rows) * 8 < self.n:
+            lines = self.raw(rows)
+            return lambda: lines
+        data, index, n, parsable1 = self.data, self.line_index, self.n, self.parsable1
+
+        def later() -> list[str]:
+            body = _body_lines(data, index, n, parsable1)
+            return body if len(rows) == n else _picker(rows)(body)  # (rows ascend: all of them or a pick)
+
+        return later
+
+
+def _body_lines(data: np.ndarray, line_index: list[int] | None, n: int, parsable1: bool) -> list[str]:
+    """The ``n`` job lines of ``data`` (bytes, each line ending with a newline) as read: one decode
+    and one split of the whole body (no copy of the bytes); ``line_index``: the job lines among
+    the lines of ``data`` (``None``: all of them); ``parsable1``: drop each line's trailing ``|``."""
+    lines = str(np.ascontiguousarray(data).data, "utf-8", "replace").split("\n")
+    if line_index is None:
+        del lines[n:]  # the empty string after the last newline
+    else:
+        lines = _picker(line_index)(lines) if n else []
+    if parsable1:
+        lines = [ln[:-1] for ln in lines]
+    return lines
 
 
 _ODD_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")  # line breaks of str.splitlines other than \n

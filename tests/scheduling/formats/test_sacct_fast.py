@@ -57,6 +57,34 @@ def test_the_benchmarks_dump_reads_from_its_bytes_as_line_by_line(tmp_path, vari
     assert every.report.steps == 2 * len(every) and len(every.report.skipped) == 150  # 3000 // 20 cancelled
 
 
+@pytest.mark.parametrize("kept", ["all", "most", "few"])
+def test_records_are_decoded_when_first_asked_for(tmp_path, kept):
+    """A dump read from its bytes decodes its kept lines (``records``) only when they are first
+    asked for, then keeps them: the same lines as the line reader's, whether every job line is
+    kept, most are (the benchmark's 5% never started: the whole body decoded then) or few are
+    (a partition filter: the few lines gathered at once). Setting ``records`` replaces them
+    (``load`` filters a trace's jobs that way)."""
+    bench = _benchmark()
+    path = tmp_path / "site.sacct"
+    bench.write_sacct(path, bench.make_jobs(400, seed=5))
+    text = path.read_text()
+    if kept == "all":
+        text = "\n".join(ln for ln in text.splitlines() if "CANCELLED" not in ln) + "\n"
+    elif kept == "few":
+        lines = text.splitlines()
+        text = "\n".join(ln if i % 20 else ln.replace("|batch", "|debug") for i, ln in enumerate(lines)) + "\n"
+    path.write_text(text)
+    tree = read_slurm_topology_conf(bench.site_conf())
+    kwargs = {"partitions": ["debug"]} if kept == "few" else {}
+    fast, slow = read_sacct(path, tree, **kwargs), read_sacct(io.StringIO(text), tree, **kwargs)
+    assert len(fast) > 0
+    assert fast._unread is not None  # not decoded yet (few: made at once, a gather of their bytes, kept)
+    assert fast.records == slow.records and len(fast.records) == len(fast)
+    assert fast._unread is None and fast.records is fast.records  # decoded once, then kept
+    fast.records = fast.records[:1]
+    assert fast.records == slow.records[:1]
+
+
 def _line_starts(lines: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     data = np.frombuffer("".join(line + "\n" for line in lines).encode(), dtype=np.uint8)
     lens = np.array([len(line.encode()) for line in lines], dtype=np.int64)
