@@ -131,6 +131,7 @@ from ..workloads import SkippedLine, SWFHeader, SWFReport, SWFTrace
 from ._columns import (
     _factorize,
     _field_strings,
+    _gather,
     _gc_paused,
     _make_jobs,
     _picker,
@@ -836,15 +837,20 @@ class _ByteTable(_Table):
 
     def raw_later(self, rows: list[int]) -> Callable[[], list[str]]:
         """A function giving :meth:`raw` of ``rows``: when most rows' lines are asked for and the
-        body is not decoded yet, it decodes them when called, keeping only the bytes (not the
-        fields' positions) until then; otherwise the lines are made now."""
+        body is not decoded yet, it decodes them when called, keeping only bytes until then (the
+        job lines' own, gathered now if the body holds the step lines too: never more than the
+        lines would take); otherwise the lines are made now."""
         if self._lines is not None or len(rows) * 8 < self.n:
             lines = self.raw(rows)
             return lambda: lines
-        data, index, n, parsable1 = self.data, self.line_index, self.n, self.parsable1
+        if self.line_index is not None:  # the body with its step lines: the kept lines' bytes, end to end
+            at = np.asarray(rows, dtype=np.int64)
+            joined = _gather(self.data, self.line_starts[at], self.line_ends[at])
+            return lambda: joined[:-1].tobytes().decode("utf-8", "replace").split("\n")  # (_field_strings)
+        data, n, parsable1 = self.data, self.n, self.parsable1
 
         def later() -> list[str]:
-            body = _body_lines(data, index, n, parsable1)
+            body = _body_lines(data, None, n, parsable1)
             return body if len(rows) == n else _picker(rows)(body)  # (rows ascend: all of them or a pick)
 
         return later
