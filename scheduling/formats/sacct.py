@@ -246,6 +246,12 @@ class SacctTrace(SWFTrace):
         self._records = value  # type: ignore[assignment]
         self._unread = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to pickle or copy, with the records decoded (the function that decodes them
+        is the read's own and does not pickle)."""
+        self.records  # noqa: B018 -- decoded (and kept) when not yet
+        return dict(self.__dict__)
+
     def __repr__(self) -> str:
         return f"<SacctTrace {self.report.source} {len(self)} jobs on {self.machine_size} nodes>"
 

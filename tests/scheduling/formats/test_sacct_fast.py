@@ -4,8 +4,10 @@ and report on the benchmark's dump."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import io
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +86,9 @@ def test_records_are_decoded_when_first_asked_for(tmp_path, kept):
     assert fast._unread is not None  # not decoded yet (few: made at once, a gather of their bytes, kept)
     assert fast.records == slow.records and len(fast.records) == len(fast)
     assert fast._unread is None and fast.records is fast.records  # decoded once, then kept
+    again = read_sacct(path, tree, **kwargs)  # pickled (a worker process) or copied before its records are asked for
+    for twin in (pickle.loads(pickle.dumps(again)), copy.deepcopy(again)):
+        assert twin.records == slow.records and [j.id for j in twin] == [j.id for j in slow]
     fast.records = fast.records[:1]
     assert fast.records == slow.records[:1]
 
