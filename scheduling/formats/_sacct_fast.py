@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..workloads import SkippedLine
-from ._columns import _field_hashes, _padded_words, _rows_at
+from ._columns import _field_hashes, _padded_words, _picker, _rows_at
 from .swf_read import _swar8
 
 # -- step lines --------------------------------------------------------------------------------------
@@ -375,3 +375,17 @@ def _skipped_lines(rows: list[int], codes: list[int], reasons: Sequence[str], no
     for name, values in zip(_SKIPPED_SLOTS, columns, strict=True):
         collections.deque(map(getattr(SkippedLine, name).__set__, out, values), maxlen=0)
     return out
+
+
+def _body_lines(data: np.ndarray, line_index: list[int] | None, n: int, parsable1: bool) -> list[str]:
+    """The ``n`` job lines of ``data`` (bytes, each line ending with a newline) as read: one decode
+    and one split of the whole body (no copy of the bytes); ``line_index``: the job lines among
+    the lines of ``data`` (``None``: all of them); ``parsable1``: drop each line's trailing ``|``."""
+    lines = str(np.ascontiguousarray(data).data, "utf-8", "replace").split("\n")
+    if line_index is None:
+        del lines[n:]  # the empty string after the last newline
+    else:
+        lines = _picker(line_index)(lines) if n else []
+    if parsable1:
+        lines = [ln[:-1] for ln in lines]
+    return lines

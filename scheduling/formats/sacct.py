@@ -141,6 +141,7 @@ from ._columns import (
 )
 from ._errors import FileLineError
 from ._sacct_fast import (
+    _body_lines,
     _factorize_few,
     _factorize_table,
     _first_uses,
@@ -861,19 +862,6 @@ class _ByteTable(_Table):
 
         return later
 
-
-def _body_lines(data: np.ndarray, line_index: list[int] | None, n: int, parsable1: bool) -> list[str]:
-    """The ``n`` job lines of ``data`` (bytes, each line ending with a newline) as read: one decode
-    and one split of the whole body (no copy of the bytes); ``line_index``: the job lines among
-    the lines of ``data`` (``None``: all of them); ``parsable1``: drop each line's trailing ``|``."""
-    lines = str(np.ascontiguousarray(data).data, "utf-8", "replace").split("\n")
-    if line_index is None:
-        del lines[n:]  # the empty string after the last newline
-    else:
-        lines = _picker(line_index)(lines) if n else []
-    if parsable1:
-        lines = [ln[:-1] for ln in lines]
-    return lines
 
 
 _ODD_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")  # line breaks of str.splitlines other than \n
