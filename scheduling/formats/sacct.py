@@ -666,8 +666,8 @@ class _Table:
         return np.array(_ids(self.strings("JobID"), self.strings("JobIDRaw") if "JobIDRaw" in self.col else None),
                         dtype=np.int64)
 
-    def raw(self, rows: list[int], *, many: bool = False) -> list[str]:
-        """The lines at ``rows`` as read (``many``: a hint that most rows' lines will be asked for)."""
+    def raw(self, rows: list[int]) -> list[str]:
+        """The lines at ``rows`` as read."""
         return [self.raw_lines[i] for i in rows]
 
     def raw_later(self, rows: list[int]) -> Callable[[], list[str]]:
@@ -832,10 +832,9 @@ class _ByteTable(_Table):
                 return values
         return super().ids()
 
-    def raw(self, rows: list[int], *, many: bool = False) -> list[str]:
-        """The lines at ``rows`` as read; ``many``: the lines of most rows will be asked for (now or
-        later), so the whole body is decoded now, whatever ``rows``."""
-        if len(rows) * 8 < self.n and not many and self._lines is None:  # a few: gathered
+    def raw(self, rows: list[int]) -> list[str]:
+        """The lines at ``rows`` as read: a few gathered, else the whole body decoded once (and kept)."""
+        if len(rows) * 8 < self.n and self._lines is None:  # a few: gathered
             at = np.asarray(rows, dtype=np.int64)
             return _field_strings(self.data, self.line_starts[at], self.line_ends[at], "replace")
         if self._lines is None:  # many: the whole body decoded and split once
@@ -861,7 +860,6 @@ class _ByteTable(_Table):
             return body if len(rows) == n else _picker(rows)(body)  # (rows ascend: all of them or a pick)
 
         return later
-
 
 
 _ODD_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")  # line breaks of str.splitlines other than \n
